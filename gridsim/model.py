@@ -1,0 +1,102 @@
+"""The resource model shared by every part of gridsim: nodes, slots, requests and windows.
+
+Plain frozen dataclasses, no behaviour beyond derived quantities. Terms follow [TY18, Sec. 3.1]:
+a node has a performance (work units per time unit) and a price (money per time unit); a slot is
+a free interval of one node; a window is ``n`` slots on distinct nodes that start together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A space-shared computing node.
+
+    Attributes:
+        id: index of the node in its environment (0..N-1).
+        performance: work units per time unit (``p_i``).
+        price: money per time unit while a task of a job occupies the node (``c_i``).
+        q: an abstract per-node value used by the Q criteria [TY18, Sec. 4.1].
+    """
+
+    id: int
+    performance: float
+    price: float
+    q: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """A free interval ``[start, end)`` of one node."""
+
+    node: int
+    start: float
+    end: float
+
+    @property
+    def length(self) -> float:
+        return self.end - self.start
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A parallel job's resource request [TY18, Sec. 3.1].
+
+    Attributes:
+        n: number of nodes needed at the same time.
+        volume: work per task (``V``); a task on performance ``p`` lasts ``V / p``.
+        budget: the most the whole window may cost (``C``).
+        min_performance: only nodes with at least this performance are eligible (``p``).
+        earliest_start: no task may start before this time (the job's arrival).
+    """
+
+    n: int
+    volume: float
+    budget: float = float("inf")
+    min_performance: float = 0.0
+    earliest_start: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """``n`` tasks on distinct nodes that start together and last ``runtime`` each.
+
+    ``slots`` are the free slots the tasks were cut from, in the order of ``nodes``; the
+    neighbour distances of [TY19, Sec. 3.4] follow from them.
+    """
+
+    start: float
+    runtime: float
+    nodes: tuple[int, ...]
+    slots: tuple[Slot, ...]
+    cost: float
+    criterion_value: float = 0.0
+    extra: dict[str, float] = field(default_factory=dict, compare=False)
+
+    @property
+    def finish(self) -> float:
+        return self.start + self.runtime
+
+    @property
+    def n(self) -> int:
+        return len(self.nodes)
+
+    def left_distances(self) -> tuple[float, ...]:
+        """``L_left`` of each task: time from its slot's start (previous task's end)."""
+        return tuple(self.start - s.start for s in self.slots)
+
+    def right_distances(self) -> tuple[float, ...]:
+        """``L_right`` of each task: time to its slot's end (next task's start)."""
+        return tuple(s.end - self.finish for s in self.slots)
+
+    def distance_to_nearest(self) -> float:
+        """``L_minSum``: mean over tasks of the distance to the nearest neighbouring task."""
+        pairs = zip(self.left_distances(), self.right_distances(), strict=True)
+        return sum(min(left, right) for left, right in pairs) / self.n
+
+    def distance_to_farthest(self) -> float:
+        """``L_maxSum``: mean over tasks of the distance to the farthest neighbouring task."""
+        pairs = zip(self.left_distances(), self.right_distances(), strict=True)
+        return sum(max(left, right) for left, right in pairs) / self.n

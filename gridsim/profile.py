@@ -1,0 +1,186 @@
+"""Availability profile: the free slots of every node over a scheduling horizon.
+
+Consumes nodes and their busy intervals (local load, reservations); produces the slot list sorted
+by start time that every window search reads, and takes reservations of windows back in. Pure
+Python and NumPy, no simulation clock: the planning code calls it directly.
+
+The horizon edges count as neighbours: a slot that opens at the horizon start has its
+``L_left`` measured from there, and one that runs to the horizon end has ``L_right`` measured to
+it (docs/model.md, "Neighbour distances at the edges").
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from gridsim.model import Node, Slot, Window
+
+#: Free intervals shorter than this are dropped when slots are split (float dust).
+MIN_SLOT_LENGTH = 1e-9
+
+
+@dataclass(frozen=True)
+class SlotTable:
+    """The profile's slots as parallel arrays sorted by (start, node): the search's input.
+
+    Node attributes are repeated per slot so a search never indexes back into the nodes.
+    """
+
+    node: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    performance: np.ndarray
+    price: np.ndarray
+    q: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    @property
+    def length(self) -> np.ndarray:
+        return self.end - self.start
+
+    def slot(self, index: int) -> Slot:
+        return Slot(int(self.node[index]), float(self.start[index]), float(self.end[index]))
+
+
+class Profile:
+    """Free intervals per node over ``[horizon_start, horizon_end)``.
+
+    Args:
+        nodes: the environment's nodes; ``nodes[i].id`` must be ``i``.
+        busy: per node, the busy intervals ``(start, end)`` known in advance (local load).
+        horizon_start, horizon_end: the scheduling horizon; ``horizon_end`` may be infinite.
+    """
+
+    def __init__(
+        self,
+        nodes: Sequence[Node],
+        busy: Sequence[Iterable[tuple[float, float]]] | None = None,
+        horizon_start: float = 0.0,
+        horizon_end: float = float("inf"),
+    ) -> None:
+        if any(node.id != i for i, node in enumerate(nodes)):
+            raise ValueError("node ids must be 0..N-1 in order")
+        self.nodes = tuple(nodes)
+        self.horizon_start = horizon_start
+        self.horizon_end = horizon_end
+        self._free: list[list[tuple[float, float]]] = [
+            [(horizon_start, horizon_end)] for _ in nodes
+        ]
+        self._table: SlotTable | None = None
+        for node_id, intervals in enumerate(busy or ()):
+            for start, end in intervals:
+                self.occupy(node_id, start, end)
+
+    def copy(self) -> Profile:
+        clone = Profile.__new__(Profile)
+        clone.nodes = self.nodes
+        clone.horizon_start = self.horizon_start
+        clone.horizon_end = self.horizon_end
+        clone._free = [list(intervals) for intervals in self._free]
+        clone._table = self._table
+        return clone
+
+    # -- queries ---------------------------------------------------------------------------
+
+    def free_intervals(self, node_id: int) -> list[tuple[float, float]]:
+        return list(self._free[node_id])
+
+    def slots(self) -> list[Slot]:
+        """All free slots sorted by (start, node)."""
+        table = self.slot_table()
+        return [table.slot(i) for i in range(len(table))]
+
+    def slot_table(self) -> SlotTable:
+        """The slots as arrays sorted by (start, node); cached until the profile changes."""
+        if self._table is None:
+            self._table = self._build_table()
+        return self._table
+
+    def is_free(self, node_id: int, start: float, end: float) -> bool:
+        intervals = self._free[node_id]
+        i = bisect.bisect_right(intervals, (start, float("inf"))) - 1
+        return i >= 0 and intervals[i][0] <= start and end <= intervals[i][1]
+
+    # -- changes ---------------------------------------------------------------------------
+
+    def occupy(self, node_id: int, start: float, end: float) -> None:
+        """Mark ``[start, end)`` of a node busy; parts already busy stay busy."""
+        if end <= start:
+            return
+        kept: list[tuple[float, float]] = []
+        for a, b in self._free[node_id]:
+            if b <= start or a >= end:
+                kept.append((a, b))
+                continue
+            if start - a > MIN_SLOT_LENGTH:
+                kept.append((a, start))
+            if b - end > MIN_SLOT_LENGTH:
+                kept.append((end, b))
+        self._free[node_id] = kept
+        self._table = None
+
+    def reserve(self, window: Window) -> None:
+        """Take a window's tasks out of the free slots (slot subtraction).
+
+        Raises:
+            ValueError: a task does not fit inside one free slot of its node.
+        """
+        for node_id in window.nodes:
+            if not self.is_free(node_id, window.start, window.finish):
+                raise ValueError(
+                    f"node {node_id} is not free over [{window.start}, {window.finish})"
+                )
+        for node_id in window.nodes:
+            self.occupy(node_id, window.start, window.finish)
+
+    def release(self, node_id: int, start: float, end: float) -> None:
+        """Give ``[start, end)`` of a node back, merging it with touching free intervals."""
+        if end <= start:
+            return
+        intervals = self._free[node_id]
+        merged_start, merged_end = start, end
+        kept = []
+        for a, b in intervals:
+            if b < merged_start - MIN_SLOT_LENGTH or a > merged_end + MIN_SLOT_LENGTH:
+                kept.append((a, b))
+            else:
+                merged_start, merged_end = min(a, merged_start), max(b, merged_end)
+        bisect.insort(kept, (merged_start, merged_end))
+        self._free[node_id] = kept
+        self._table = None
+
+    def release_window(self, window: Window) -> None:
+        for node_id in window.nodes:
+            self.release(node_id, window.start, window.finish)
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _build_table(self) -> SlotTable:
+        node_ids, starts, ends = [], [], []
+        for node_id, intervals in enumerate(self._free):
+            for a, b in intervals:
+                node_ids.append(node_id)
+                starts.append(a)
+                ends.append(b)
+        node = np.asarray(node_ids, dtype=np.int64)
+        start = np.asarray(starts, dtype=float)
+        end = np.asarray(ends, dtype=float)
+        order = np.lexsort((node, start))
+        node, start, end = node[order], start[order], end[order]
+        performance = np.array([n.performance for n in self.nodes], dtype=float)
+        price = np.array([n.price for n in self.nodes], dtype=float)
+        q = np.array([n.q for n in self.nodes], dtype=float)
+        return SlotTable(
+            node=node,
+            start=start,
+            end=end,
+            performance=performance[node] if len(node) else performance[:0],
+            price=price[node] if len(node) else price[:0],
+            q=q[node] if len(node) else q[:0],
+        )
