@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -106,6 +106,21 @@ class Profile:
         intervals = self._free[node_id]
         i = bisect.bisect_right(intervals, (start, float("inf"))) - 1
         return i >= 0 and intervals[i][0] <= start and end <= intervals[i][1]
+
+    def enclosing_slot(self, node_id: int, start: float, end: float) -> Slot:
+        """The free slot of a node that contains ``[start, end)``."""
+        intervals = self._free[node_id]
+        i = bisect.bisect_right(intervals, (start, float("inf"))) - 1
+        if i < 0 or not (intervals[i][0] <= start and end <= intervals[i][1]):
+            raise ValueError(f"node {node_id} is not free over [{start}, {end})")
+        return Slot(node_id, *intervals[i])
+
+    def with_enclosing_slots(self, window: Window) -> Window:
+        """The same window with its slots taken from this profile (for neighbour distances)."""
+        slots = tuple(
+            self.enclosing_slot(node_id, window.start, window.finish) for node_id in window.nodes
+        )
+        return replace(window, slots=slots)
 
     # -- changes ---------------------------------------------------------------------------
 

@@ -1,0 +1,1 @@
+"""Resource selection: window search, slot subset allocation and the criteria registry."""

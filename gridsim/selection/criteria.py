@@ -1,0 +1,397 @@
+"""Single-job criteria [TY18, Sec. 4.2; TY19, Sec. 4.2-4.3], selectable by name.
+
+Consumes a profile and a request; produces the window the criterion prefers. A criterion is a
+small frozen dataclass whose fields are its parameters, registered with :func:`register`; the
+general search (:mod:`gridsim.selection.window_search`) asks it three things:
+
+* ``sigma_bounds``: an optimistic value for every candidate slowest slot ``sigma`` (pruning);
+* ``choose``: the best window over the steps of one ``sigma`` (cheapest subset or exact DP);
+* ``score``: the value of a finished window (MultipleBest compares alternatives with it).
+
+Window-level criteria (FirstFit, MinStart, MinFinish, MinRuntime) take the cheapest affordable
+subset at each step: any affordable subset gives the same start and runtime, and the cheapest one
+is affordable whenever any is [TY18, Sec. 3.3]. Additive criteria score a window by a sum of
+per-slot values ``z``; the exact ones run the subset programme, the "Lite" ones take the ``n``
+cheapest slots and score them [TY19, Sec. 4.2].
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+import numpy as np
+
+from gridsim.model import Node, Request, Window
+from gridsim.profile import Profile
+from gridsim.selection.window_search import (
+    Candidates,
+    choose_cheapest,
+    choose_optimal,
+    find_window,
+)
+
+CRITERIA: dict[str, type[Criterion]] = {}
+
+
+def register(cls: type[Criterion]) -> type[Criterion]:
+    """Class decorator: make a criterion selectable by its ``name``."""
+    CRITERIA[cls.name] = cls
+    return cls
+
+
+class CriterionError(ValueError):
+    """A criterion name or parameter in a scenario is wrong."""
+
+
+def build_criterion(spec: str | Mapping[str, Any]) -> Criterion:
+    """A criterion from a name or a mapping ``{name: ..., <parameter>: ...}``."""
+    if isinstance(spec, str):
+        spec = {"name": spec}
+    params = dict(spec)
+    name = params.pop("name", None)
+    if name not in CRITERIA:
+        close = difflib.get_close_matches(str(name), CRITERIA, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise CriterionError(f"unknown criterion {name!r}{hint} (see `gridsim policies`)")
+    cls = CRITERIA[name]
+    allowed = {f.name for f in fields(cls)}
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise CriterionError(
+            f"criterion {name} has no parameter {unknown[0]!r} (allowed: {sorted(allowed)})"
+        )
+    try:
+        return cls(**params)
+    except (TypeError, ValueError) as error:
+        raise CriterionError(f"criterion {name}: {error}") from None
+
+
+def describe_criteria() -> list[tuple[str, str]]:
+    """(name, one-line description) of every registered criterion."""
+    return [(name, cls.summary) for name, cls in CRITERIA.items()]
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """Base of all criteria: the search protocol and the default (FirstFit-like) parts."""
+
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    #: Highest possible secondary value (tie-break between equal values), for pruning.
+    secondary_bound: ClassVar[float] = 0.0
+
+    @property
+    def label(self) -> str:
+        """Name with non-default parameters, e.g. ``MultipleBest(target=MinCost)``."""
+        params = [
+            f"{f.name}={getattr(self, f.name)}"
+            for f in fields(self)
+            if getattr(self, f.name) != f.default
+        ]
+        return f"{self.name}({', '.join(params)})" if params else self.name
+
+    def search(self, profile: Profile, request: Request) -> Window | None:
+        return find_window(profile.slot_table(), request, self)
+
+    def sigma_bounds(self, slots, sigmas, runtimes, request) -> np.ndarray:
+        raise NotImplementedError
+
+    def choose(self, step, count, incumbent):
+        raise NotImplementedError
+
+    def score(self, window: Window, nodes: Sequence[Node]) -> float:
+        raise NotImplementedError
+
+
+# -- window-level criteria --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _WindowLevel(Criterion):
+    """Value depends only on the window's start, runtime (and cost): cheapest subset."""
+
+    def value(self, start, runtime):
+        raise NotImplementedError
+
+    def sigma_bounds(self, slots, sigmas, runtimes, request):
+        return self.value(slots.start[sigmas], runtimes)
+
+    def choose(self, step, count, incumbent):
+        return choose_cheapest(step, count, lambda s, picks, total: self.value(s.start, s.runtime))
+
+    def score(self, window, nodes):
+        return float(self.value(window.start, window.runtime))
+
+
+@register
+@dataclass(frozen=True)
+class FirstFit(_WindowLevel):
+    name: ClassVar[str] = "FirstFit"
+    summary: ClassVar[str] = "earliest start, on the fastest group that has it [TY18, Sec. 4.2]"
+
+    def value(self, start, runtime):
+        return -np.asarray(start, dtype=float)
+
+
+@register
+@dataclass(frozen=True)
+class MinStart(_WindowLevel):
+    name: ClassVar[str] = "MinStart"
+    summary: ClassVar[str] = "earliest start; among those, the cheapest window"
+
+    def value(self, start, runtime):
+        return -np.asarray(start, dtype=float)
+
+    def choose(self, step, count, incumbent):
+        return choose_cheapest(
+            step,
+            count,
+            lambda s, picks, total: self.value(s.start, s.runtime),
+            secondary_rows=lambda total: -(total + step.runtime * step.slots.price[step.sigma]),
+        )
+
+
+@register
+@dataclass(frozen=True)
+class MinFinish(_WindowLevel):
+    name: ClassVar[str] = "MinFinish"
+    summary: ClassVar[str] = "earliest finish time [TY18, Sec. 4.2]"
+
+    def value(self, start, runtime):
+        return -(np.asarray(start, dtype=float) + runtime)
+
+
+@register
+@dataclass(frozen=True)
+class MinRuntime(_WindowLevel):
+    name: ClassVar[str] = "MinRuntime"
+    summary: ClassVar[str] = "shortest runtime (fastest slowest node) [TY18, Sec. 4.2]"
+
+    def value(self, start, runtime):
+        return -np.broadcast_to(np.asarray(runtime, dtype=float), np.shape(start)).copy()
+
+
+# -- additive criteria ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Additive(Criterion):
+    """Window value ``sum(z_i)`` over its slots; ``lite`` picks the n cheapest instead of DP."""
+
+    lite: ClassVar[bool] = False
+
+    def slot_values(self, slot_start, slot_end, q, cost, start, runtime) -> np.ndarray:
+        """``z`` of slots (broadcast) for windows starting at ``start``."""
+        raise NotImplementedError
+
+    def slot_value_bound(self, slot_start, slot_end, q, cost, runtime, lo, hi) -> np.ndarray:
+        """An upper bound of ``z`` over window starts in ``[lo, hi]``."""
+        raise NotImplementedError
+
+    def sigma_bounds(self, slots: Candidates, sigmas, runtimes, request):
+        """z bound of sigma plus the n-1 best bounds among slots that can join it."""
+        perf = slots.performance
+        runtime = runtimes[:, None]
+        # A slot can join sigma if it is fast enough and overlaps sigma's range of starts
+        # by at least the runtime.
+        can_join = (
+            (perf[None, :] >= perf[sigmas][:, None])
+            & (slots.start[None, :] <= (slots.end[sigmas] - runtimes)[:, None])
+            & (slots.end[None, :] >= slots.start[sigmas][:, None] + runtime)
+            & (slots.end[None, :] - slots.start[None, :] >= runtime * (1 - 1e-12))
+        )
+        can_join[np.arange(len(sigmas)), sigmas] = False
+        # Starts sigma allows, cut to those the joining slot allows.
+        lo = np.maximum(slots.start[sigmas][:, None], slots.start[None, :])
+        hi = np.minimum((slots.end[sigmas] - runtimes)[:, None], slots.end[None, :] - runtime)
+        z = self.slot_value_bound(
+            slots.slot_start[None, :], slots.end[None, :], slots.q[None, :],
+            runtime * slots.price[None, :], runtime, lo, np.maximum(lo, hi),
+        )
+        z = np.where(can_join, np.broadcast_to(z, can_join.shape), -np.inf)
+        others = request.n - 1
+        if others:
+            top = -np.partition(-z, others - 1, axis=1)[:, :others]
+            rest = top.sum(axis=1)
+        else:
+            rest = np.zeros(len(sigmas))
+        own = self.slot_value_bound(
+            slots.slot_start[sigmas], slots.end[sigmas], slots.q[sigmas],
+            runtimes * slots.price[sigmas], runtimes,
+            slots.start[sigmas], slots.end[sigmas] - runtimes,
+        )
+        return own + rest
+
+    def _values(self, step):
+        s, cols = step.slots, step.columns
+        start = step.start[:, None]
+        values = self.slot_values(
+            s.slot_start[cols][None, :], s.end[cols][None, :], s.q[cols][None, :],
+            step.column_cost[None, :], start, step.runtime,
+        )
+        values = np.broadcast_to(values, step.member.shape)
+        sig = step.sigma
+        sigma_values = self.slot_values(
+            s.slot_start[sig], s.end[sig], s.q[sig], step.runtime * s.price[sig],
+            step.start, step.runtime,
+        )
+        return values, np.broadcast_to(sigma_values, step.start.shape)
+
+    def choose(self, step, count, incumbent):
+        values, sigma_values = self._values(step)
+        if self.lite:
+            def score_rows(s, picks, total):
+                return sigma_values + np.take_along_axis(values, picks, axis=1).sum(axis=1)
+
+            return choose_cheapest(step, count, score_rows)
+        return choose_optimal(step, count, values, sigma_values, incumbent)
+
+    def score(self, window, nodes):
+        slot_start = np.array([s.start for s in window.slots])
+        slot_end = np.array([s.end for s in window.slots])
+        q = np.array([nodes[i].q for i in window.nodes])
+        cost = np.array([window.runtime * nodes[i].price for i in window.nodes])
+        z = self.slot_values(slot_start, slot_end, q, cost, window.start, window.runtime)
+        return float(np.sum(np.broadcast_to(z, slot_start.shape)))
+
+
+def _q_values(slot_start, slot_end, q, cost, start, runtime):
+    return np.broadcast_to(q, np.broadcast_shapes(np.shape(q), np.shape(start)))
+
+
+def _nearest(slot_start, slot_end, q, cost, start, runtime):
+    return np.minimum(start - slot_start, slot_end - (start + runtime))
+
+
+def _farthest(slot_start, slot_end, q, cost, start, runtime):
+    return -np.maximum(start - slot_start, slot_end - (start + runtime))
+
+
+def _additive(
+    name: str,
+    summary: str,
+    values: Callable[..., np.ndarray],
+    bound: Callable[..., np.ndarray],
+    lite: bool,
+) -> type[Criterion]:
+    """Register an additive criterion from its per-slot value and bound functions."""
+
+    @dataclass(frozen=True)
+    class _Criterion(_Additive):
+        def slot_values(self, slot_start, slot_end, q, cost, start, runtime):
+            return values(slot_start, slot_end, q, cost, start, runtime)
+
+        def slot_value_bound(self, slot_start, slot_end, q, cost, runtime, lo, hi):
+            return bound(slot_start, slot_end, q, cost, runtime, lo, hi)
+
+    _Criterion.name = name
+    _Criterion.summary = summary
+    _Criterion.lite = lite
+    _Criterion.__name__ = _Criterion.__qualname__ = name
+    return register(_Criterion)
+
+
+def _centred(function):
+    """Bound of a distance criterion: its value at the start closest to the slot's centre.
+
+    ``min(L_left, L_right)`` is largest, and ``max(L_left, L_right)`` smallest, where the two
+    are equal; over an interval of starts the best is the point nearest to that centre.
+    """
+
+    def bound(slot_start, slot_end, q, cost, runtime, lo, hi):
+        centre = np.clip((slot_start + slot_end - runtime) / 2, lo, hi)
+        return function(slot_start, slot_end, q, cost, centre, runtime)
+
+    return bound
+
+
+def _constant(values):
+    """Bound of a criterion whose slot value does not depend on the start."""
+    return lambda slot_start, slot_end, q, cost, runtime, lo, hi: values(q, cost)
+
+
+MinCost = _additive(
+    "MinCost", "cheapest window; exact without DP: the n cheapest slots [TY18, Sec. 4.2]",
+    lambda a, b, q, cost, t, T: -np.broadcast_to(
+        cost, np.broadcast_shapes(np.shape(cost), np.shape(t))
+    ),
+    _constant(lambda q, cost: -cost),
+    lite=True,
+)
+MaxQ = _additive(
+    "MaxQ", "largest sum of node values q, exact subset allocation [TY18, Sec. 3.3]",
+    _q_values, _constant(lambda q, cost: q), lite=False,
+)
+MaxQLite = _additive(
+    "MaxQLite", "sum of q of the n cheapest slots, maximised over steps [TY19, Sec. 4.2]",
+    _q_values, _constant(lambda q, cost: q), lite=True,
+)
+DEP = _additive(
+    "DEP", "dependable: largest mean distance to the nearest neighbouring task [TY19, Sec. 3.4]",
+    _nearest, _centred(_nearest), lite=False,
+)
+DEPLite = _additive(
+    "DEPLite", "DEP scored on the n cheapest slots of each step [TY19, Sec. 4.3]",
+    _nearest, _centred(_nearest), lite=True,
+)
+COORD = _additive(
+    "COORD", "coordinated: smallest mean distance to the farthest neighbouring task [TY19]",
+    _farthest, _centred(_farthest), lite=False,
+)
+COORDLite = _additive(
+    "COORDLite", "COORD scored on the n cheapest slots of each step [TY19, Sec. 4.3]",
+    _farthest, _centred(_farthest), lite=True,
+)
+
+
+# -- MultipleBest -----------------------------------------------------------------------------
+
+
+@register
+@dataclass(frozen=True)
+class MultipleBest(Criterion):
+    """Non-intersecting FirstFit alternatives, then the best by ``target`` [TY18, Sec. 4.2].
+
+    Alternatives are found one after another, each reserved in a copy of the profile so the
+    next cannot overlap it, until FirstFit finds no more; ``max_alternatives`` caps the count.
+    """
+
+    name: ClassVar[str] = "MultipleBest"
+    summary: ClassVar[str] = "FirstFit alternatives that do not intersect, best by a target"
+    target: str = "MaxQ"
+    max_alternatives: int = 1000
+
+    def __post_init__(self) -> None:
+        if self.target not in CRITERIA or self.target == "MultipleBest":
+            raise ValueError(f"target must name a criterion, got {self.target!r}")
+        if self.max_alternatives < 1:
+            raise ValueError("max_alternatives must be at least 1")
+
+    def alternatives(self, profile: Profile, request: Request) -> list[Window]:
+        scratch = profile.copy()
+        first_fit = FirstFit()
+        found: list[Window] = []
+        while len(found) < self.max_alternatives:
+            window = first_fit.search(scratch, request)
+            if window is None:
+                break
+            found.append(window)
+            scratch.reserve(window)
+        return found
+
+    def search(self, profile, request):
+        target = build_criterion(self.target)
+        best, best_key = None, None
+        for order, window in enumerate(self.alternatives(profile, request)):
+            key = (target.score(window, profile.nodes), -order)
+            if best_key is None or key > best_key:
+                best, best_key = window, key
+        # Alternatives were cut from a profile holding the earlier ones: measure the chosen
+        # window's neighbour distances in the real profile.
+        return None if best is None else profile.with_enclosing_slots(best)
+
+    def score(self, window, nodes):
+        return build_criterion(self.target).score(window, nodes)

@@ -1,0 +1,1 @@
+"""Workloads and environments: generators from the papers and real workload logs."""
