@@ -1,0 +1,111 @@
+"""The ``gridsim`` command: run, validate and list policies.
+
+Every user error (bad YAML, unknown criterion, a value out of range) is printed as one line
+naming the field, with exit code 2 and no traceback.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from importlib import resources
+from pathlib import Path
+
+import click
+
+from gridsim.config import ScenarioError
+from gridsim.experiments.kinds import kind_module, load_scenario
+
+QUICKSTART = "quickstart"
+
+
+def _scenario_source(scenario: str | None) -> str | Path:
+    if scenario in (None, QUICKSTART):
+        return resources.files("gridsim").joinpath("data/quickstart.yaml").read_text()
+    return Path(scenario)
+
+
+def _fail(message: str) -> None:
+    click.echo(f"gridsim: error: {message}", err=True)
+    sys.exit(2)
+
+
+def _load(scenario: str | None):
+    try:
+        return load_scenario(_scenario_source(scenario))
+    except ScenarioError as error:
+        _fail(f"{scenario or QUICKSTART}: {error}")
+        raise  # unreachable
+
+
+def _default_out(name: str) -> Path:
+    base = Path("results") / name
+    candidate, number = base, 1
+    while candidate.exists() and any(candidate.iterdir()):
+        number += 1
+        candidate = base.with_name(f"{base.name}-{number}")
+    return candidate
+
+
+@click.group()
+@click.version_option(package_name="gridsim-sched")
+def main() -> None:
+    """gridsim: simulate grid and cloud job scheduling policies."""
+
+
+@main.command()
+@click.argument("scenario", required=False)
+@click.option("--replications", "-r", type=click.IntRange(min=1), help="Override the count.")
+@click.option("--seed", "-s", type=click.IntRange(min=0), help="Override the scenario seed.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes [all cores].")
+@click.option("--out", "-o", type=click.Path(path_type=Path), help="Results folder.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def run(scenario, replications, seed, jobs, out, quiet) -> None:
+    """Run SCENARIO (a YAML file; default: the embedded quick-start) and summarise it."""
+    from gridsim.analysis.stats import format_summary
+    from gridsim.experiments.runner import run_experiment
+
+    model, text = _load(scenario)
+    out = out or _default_out(model.name)
+    result = run_experiment(
+        model,
+        text,
+        replications=replications,
+        seed=seed,
+        jobs=jobs,
+        out_dir=out,
+        command=shlex.join(["gridsim", *sys.argv[1:]]),
+        progress=not quiet,
+    )
+    module = kind_module(model)
+    keys = [c for c in ("policy", "goal", "queue_size") if c in result.summary.columns]
+    metrics = getattr(module, "DISPLAY_METRICS", None) or [
+        c.removesuffix("_mean") for c in result.summary.columns if c.endswith("_mean")
+    ]
+    click.echo(format_summary(result.summary, keys, metrics))
+    click.echo(f"\nresults: {out}  ({result.metadata['replications_completed']} replications)")
+    if result.status != "complete":
+        _fail(f"run {result.status}: {result.error}; finished replications were written")
+
+
+@main.command()
+@click.argument("scenario")
+def validate(scenario) -> None:
+    """Check SCENARIO and print what it will run."""
+    model, _ = _load(scenario)
+    policies = getattr(model, "policies", [])
+    click.echo(
+        f"{scenario}: valid {model.kind} scenario {model.name!r}, "
+        f"{model.replications} replications, seed {model.seed}, {len(policies)} policies"
+    )
+
+
+@main.command()
+def policies() -> None:
+    """List the registered resource-selection criteria."""
+    from gridsim.selection.criteria import describe_criteria
+
+    rows = describe_criteria()
+    width = max(len(name) for name, _ in rows)
+    for name, summary in rows:
+        click.echo(f"{name.ljust(width)}  {summary}")

@@ -1,0 +1,1 @@
+"""Experiments: scenario kinds, replications with common random numbers, result files."""

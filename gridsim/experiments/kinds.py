@@ -1,0 +1,54 @@
+"""Scenario kinds: which module runs a scenario with ``kind: <name>``.
+
+A kind module exposes its scenario model (a :class:`~gridsim.config.ScenarioBase` subclass),
+``run_replication(scenario, replication, seed) -> dict[str, DataFrame]`` (every policy on the
+same instance of that replication) and ``summarise(runs) -> DataFrame``. Modules are imported
+on first use, so a kind's dependencies cost nothing to the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from gridsim.config import ScenarioError, read_yaml, validate
+
+
+@dataclass(frozen=True)
+class Kind:
+    module: str
+    scenario_class: str
+
+    def load(self) -> ModuleType:
+        return importlib.import_module(self.module)
+
+    def scenario_model(self) -> Any:
+        return getattr(self.load(), self.scenario_class)
+
+
+KINDS: dict[str, Kind] = {
+    "window_search": Kind("gridsim.experiments.window_search", "WindowSearchScenario"),
+    "jobflow": Kind("gridsim.experiments.jobflow", "JobFlowScenario"),
+    "batch": Kind("gridsim.scheduling.batch.experiment", "BatchScenario"),
+    "cloud": Kind("gridsim.cloud.experiment", "CloudScenario"),
+}
+
+
+def load_scenario(source: Any) -> tuple[Any, str]:
+    """The validated scenario and its YAML text, from a path or YAML text."""
+    document, text = read_yaml(source)
+    kind_name = document.get("kind")
+    if kind_name not in KINDS:
+        known = ", ".join(sorted(KINDS))
+        raise ScenarioError(f"kind: expected one of {known}, got {kind_name!r}")
+    try:
+        model = KINDS[kind_name].scenario_model()
+    except ImportError:
+        raise ScenarioError(f"kind: {kind_name!r} is not available in this build") from None
+    return validate(model, document), text
+
+
+def kind_module(scenario: Any) -> ModuleType:
+    return KINDS[scenario.kind].load()

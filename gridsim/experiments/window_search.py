@@ -1,0 +1,159 @@
+"""Scenario kind ``window_search``: one job's window under each criterion [TY18; TY19].
+
+Consumes a :class:`WindowSearchScenario`; per replication it draws one environment (nodes, local
+load) and runs every policy on that same profile; produces a ``runs`` table with one row per
+policy: found or not, start, runtime, finish, cost, Q, L_minSum, L_maxSum and search time.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import Field, field_validator
+
+from gridsim.analysis.stats import summarise_by
+from gridsim.config import Range, ScenarioBase, Strict
+from gridsim.model import Request, Window
+from gridsim.selection.criteria import CriterionError, build_criterion
+from gridsim.workloads.environment import (
+    EnvironmentSpec,
+    LocalLoad,
+    PriceModel,
+    generate_environment,
+)
+
+METRICS = ["found", "start", "runtime", "finish", "cost", "Q", "L_minSum", "L_maxSum",
+           "search_time_s"]  # fmt: skip
+#: Columns `gridsim run` prints (all of METRICS are in summary.csv).
+DISPLAY_METRICS = ["found", "start", "finish", "cost", "Q", "L_minSum", "L_maxSum",
+                   "search_time_s"]  # fmt: skip
+
+
+class PriceConfig(Strict):
+    model: Literal["proportional", "exponential"] = "proportional"
+    base: float = Field(0.1, gt=0)
+    spread: float = Field(0.2, ge=0, lt=1)
+    growth: float = Field(1.7, gt=0)
+
+
+class LoadConfig(Strict):
+    max_utilisation: float = Field(0.3, ge=0, lt=1)
+    draws: int = Field(20, ge=1)
+    tasks_per_node: tuple[int, int] = (2, 6)
+
+    @field_validator("tasks_per_node")
+    @classmethod
+    def _ordered(cls, value: tuple[int, int]) -> tuple[int, int]:
+        if value[0] < 0 or value[1] < value[0]:
+            raise ValueError(f"expected [low, high] with 0 <= low <= high, got {list(value)}")
+        return value
+
+
+class EnvironmentConfig(Strict):
+    nodes: int = Field(100, gt=0)
+    performance: Range = Range(low=2, high=10)
+    horizon: float = Field(1200, gt=0)
+    q: Range = Range(low=0, high=10)
+    price: PriceConfig = PriceConfig()
+    local_load: LoadConfig = LoadConfig()
+
+    @field_validator("performance")
+    @classmethod
+    def _positive(cls, value: Range) -> Range:
+        if value.low <= 0:
+            raise ValueError(f"performance must be positive, got low={value.low}")
+        return value
+
+    def spec(self) -> EnvironmentSpec:
+        return EnvironmentSpec(
+            nodes=self.nodes,
+            performance=self.performance.as_tuple(),
+            horizon=self.horizon,
+            q=self.q.as_tuple(),
+            price=PriceModel(**self.price.model_dump()),
+            local_load=LocalLoad(**self.local_load.model_dump()),
+        )
+
+
+class RequestConfig(Strict):
+    n: int = Field(gt=0)
+    volume: float = Field(gt=0)
+    budget: float = Field(gt=0)
+    min_performance: float = Field(0.0, ge=0)
+
+    def request(self) -> Request:
+        return Request(self.n, self.volume, self.budget, self.min_performance)
+
+
+class WindowSearchScenario(ScenarioBase):
+    kind: Literal["window_search"]
+    environment: EnvironmentConfig = EnvironmentConfig()
+    request: RequestConfig
+    policies: list[str | dict[str, Any]] = Field(min_length=1)
+
+    @field_validator("policies")
+    @classmethod
+    def _known(cls, value: list[str | dict[str, Any]]) -> list[str | dict[str, Any]]:
+        labels = set()
+        for index, spec in enumerate(value):
+            try:
+                label = build_criterion(spec).label
+            except CriterionError as error:
+                raise ValueError(f"policy {index}: {error}") from None
+            if label in labels:
+                raise ValueError(f"policy {index}: {label} is listed twice")
+            labels.add(label)
+        return value
+
+    def criteria(self):
+        return [build_criterion(spec) for spec in self.policies]
+
+
+def run_replication(
+    scenario: WindowSearchScenario, replication: int, seed: np.random.SeedSequence
+) -> dict[str, pd.DataFrame]:
+    """Every policy on the environment of this replication."""
+    environment = generate_environment(scenario.environment.spec(), np.random.default_rng(seed))
+    profile = environment.profile()
+    request = scenario.request.request()
+    rows = []
+    for criterion in scenario.criteria():
+        began = time.perf_counter()
+        window = criterion.search(profile, request)
+        elapsed = time.perf_counter() - began
+        rows.append(
+            {
+                "scenario": scenario.name,
+                "replication": replication,
+                "policy": criterion.label,
+                **window_metrics(window, environment.nodes),
+                "search_time_s": elapsed,
+            }
+        )
+    return {"runs": pd.DataFrame(rows)}
+
+
+def window_metrics(window: Window | None, nodes) -> dict[str, Any]:
+    """The per-run columns of one window (NaN and ``found=False`` when there is none)."""
+    if window is None:
+        nan = float("nan")
+        return dict(found=False, start=nan, runtime=nan, finish=nan, cost=nan, Q=nan,
+                    L_minSum=nan, L_maxSum=nan, nodes="")  # fmt: skip
+    return dict(
+        found=True,
+        start=window.start,
+        runtime=window.runtime,
+        finish=window.finish,
+        cost=window.cost,
+        Q=float(sum(nodes[i].q for i in window.nodes)),
+        L_minSum=window.distance_to_nearest(),
+        L_maxSum=window.distance_to_farthest(),
+        nodes=" ".join(str(i) for i in window.nodes),
+    )
+
+
+def summarise(runs: pd.DataFrame) -> pd.DataFrame:
+    return summarise_by(runs, "policy", METRICS)
