@@ -34,15 +34,15 @@ DISPLAY_METRICS = ["found", "start", "finish", "cost", "Q", "L_minSum", "L_maxSu
 
 class PriceConfig(Strict):
     model: Literal["proportional", "exponential"] = "proportional"
-    base: float = Field(0.1, gt=0)
-    spread: float = Field(0.2, ge=0, lt=1)
+    base: float = Field(0.11, gt=0)
+    spread: float = Field(0.35, ge=0, lt=1)
     growth: float = Field(1.7, gt=0)
 
 
 class LoadConfig(Strict):
     max_utilisation: float = Field(0.3, ge=0, lt=1)
     draws: int = Field(20, ge=1)
-    tasks_per_node: tuple[int, int] = (2, 6)
+    tasks_per_node: tuple[int, int] = (1, 4)
 
     @field_validator("tasks_per_node")
     @classmethod

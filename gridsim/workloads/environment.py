@@ -29,8 +29,8 @@ class PriceModel:
     """
 
     model: Literal["proportional", "exponential"] = "proportional"
-    base: float = 0.1
-    spread: float = 0.2
+    base: float = 0.11
+    spread: float = 0.35
     growth: float = 1.7
 
     def draw(self, performance: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -53,7 +53,7 @@ class LocalLoad:
 
     max_utilisation: float = 0.3
     draws: int = 20
-    tasks_per_node: tuple[int, int] = (2, 6)
+    tasks_per_node: tuple[int, int] = (1, 4)
 
     def draw(self, n_nodes: int, horizon: float, rng: np.random.Generator):
         busy: list[list[tuple[float, float]]] = []
