@@ -68,7 +68,7 @@ def write_swf(
     path = Path(path)
     data = (text + body).encode("utf-8")
     if path.suffix == ".gz":
-        data = gzip.compress(data, mtime=0)
+        data = gzip.compress(data, compresslevel=6, mtime=0)
     path.write_bytes(data)
 
 
@@ -121,18 +121,24 @@ def _field_values(jobs: pd.DataFrame, name: str) -> np.ndarray:
     return pd.to_numeric(column).to_numpy(dtype=np.float64, na_value=np.nan)
 
 
-def _formatted(values: np.ndarray, kind: str, name: str) -> list[str]:
+def _formatted(values: np.ndarray, kind: str, name: str) -> np.ndarray:
+    """Strings for one field: integers where integral, else the shortest float repr."""
     values = np.where(np.isnan(values), UNKNOWN, values)
     integral = (values == np.round(values)) & (np.abs(values) < 2**53)
     if kind == "int" and not integral.all():
         raise ValueError(f"column {name} should hold integers, got {values[~integral][0]!r}")
-    return [str(int(v)) if whole else repr(float(v)) for v, whole in zip(values, integral)]
+    strings = np.where(integral, values, 0).astype(np.int64).astype(str).astype(object)
+    strings[~integral] = [repr(float(v)) for v in values[~integral]]
+    return strings
 
 
 def _body_text(jobs: pd.DataFrame) -> str:
-    columns = []
+    if len(jobs) == 0:
+        return ""
+    row_strings = None
     for name, kind in SWF_FIELDS:
         strings = _formatted(_field_values(jobs, name), kind, name)
-        width = max((len(s) for s in strings), default=0)
-        columns.append([s.rjust(width) for s in strings])
-    return "".join(" ".join(row) + "\n" for row in zip(*columns))
+        width = max(len(s) for s in strings)
+        padded = np.char.rjust(strings.astype(str), width).astype(object)
+        row_strings = padded if row_strings is None else row_strings + " " + padded
+    return "\n".join(row_strings) + "\n"
