@@ -83,8 +83,8 @@ def test_gzip_is_recognised_by_magic_bytes_whatever_the_suffix(tmp_path):
     plain_as_gz = tmp_path / "log.swf.gz"
     shutil.copy(KTH, plain_as_gz)
     expected = read_swf(KTH).jobs
-    pd.testing.assert_frame_equal(read_swf(zipped_as_swf).jobs, expected)
-    pd.testing.assert_frame_equal(read_swf(plain_as_gz).jobs, expected)
+    pd.testing.assert_frame_equal(read_swf(zipped_as_swf).jobs, expected, check_exact=True)
+    pd.testing.assert_frame_equal(read_swf(plain_as_gz).jobs, expected, check_exact=True)
 
 
 def test_bundled_kth_excerpt_holds_its_first_2000_jobs():

@@ -19,7 +19,7 @@ def test_read_write_read_gives_the_same_jobs_and_keeps_the_header(tmp_path, path
     first = read_swf(path)
     write_swf(first.jobs, tmp_path / "again.swf.gz", header=first.header)
     second = read_swf(tmp_path / "again.swf.gz")
-    pd.testing.assert_frame_equal(second.jobs, first.jobs)
+    pd.testing.assert_frame_equal(second.jobs, first.jobs, check_exact=True)
     assert second.header.entries[:-1] == first.header.entries
     assert second.header.entries[-1] == ("Note", f"written by gridsim {__version__}")
 
@@ -111,4 +111,4 @@ def test_generated_job_tables_survive_write_and_read(tmp_path, jobs):
         assert np.array_equal(read, written), name
     write_swf(first.jobs, tmp_path / "rewritten.swf", header=first.header)
     second = read_swf(tmp_path / "rewritten.swf")
-    pd.testing.assert_frame_equal(second.jobs, first.jobs)
+    pd.testing.assert_frame_equal(second.jobs, first.jobs, check_exact=True)
