@@ -1,0 +1,1 @@
+"""Analysis: statistics computed from traces after the run."""
