@@ -18,7 +18,13 @@ import numpy as np
 import pandas as pd
 
 REQUIRED_COLUMNS = (
-    "job_id", "user_id", "submit_time", "start_time", "finish_time", "run_time", "processors",
+    "job_id",
+    "user_id",
+    "submit_time",
+    "start_time",
+    "finish_time",
+    "run_time",
+    "processors",
     "killed",
 )
 BOUNDED_SLOWDOWN_THRESHOLD = 10.0  # s, the usual tau [Fei01]
@@ -54,7 +60,8 @@ def job_metrics(
     """
     if bounded_slowdown_threshold <= 0:
         raise ValueError(
-            f"expected a positive bounded slowdown threshold, got {bounded_slowdown_threshold}")
+            f"expected a positive bounded slowdown threshold, got {bounded_slowdown_threshold}"
+        )
     jobs = _checked(jobs).copy()
     run_time = jobs.run_time.astype(np.float64)
     jobs["wait_time"] = jobs.start_time - jobs.submit_time
@@ -62,7 +69,8 @@ def job_metrics(
     with np.errstate(divide="ignore", invalid="ignore"):
         jobs["slowdown"] = jobs.response_time / run_time
     jobs["bounded_slowdown"] = np.maximum(
-        jobs.response_time / np.maximum(run_time, bounded_slowdown_threshold), 1.0)
+        jobs.response_time / np.maximum(run_time, bounded_slowdown_threshold), 1.0
+    )
     return jobs
 
 

@@ -62,7 +62,8 @@ class LogPlatform:
     def to_frame(self) -> pd.DataFrame:
         """One row per node: node_id, performance, price."""
         return pd.DataFrame(
-            {"node_id": self.node_id, "performance": self.performance, "price": self.price})
+            {"node_id": self.node_id, "performance": self.performance, "price": self.price}
+        )
 
 
 def _read_only(values: np.ndarray) -> np.ndarray:
@@ -89,7 +90,8 @@ def log_platform(
         if machine_processors is None or machine_processors <= 0:
             raise ValueError(
                 "expected a positive machine size (the log's MaxProcs) or node classes, "
-                f"got {machine_processors}")
+                f"got {machine_processors}"
+            )
         classes = (NodeClass(count=machine_processors),)
     counts = [node_class.count for node_class in classes]
     return LogPlatform(

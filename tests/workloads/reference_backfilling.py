@@ -95,8 +95,13 @@ class _Job:
 def _jobs(jobs: pd.DataFrame) -> list[_Job]:
     rows = jobs.sort_values(["submit_time", "job_id"], kind="stable")
     return [
-        _Job(int(r.job_id), float(r.submit_time), int(r.processors), float(r.estimate),
-             min(float(r.run_time), float(r.estimate)))
+        _Job(
+            int(r.job_id),
+            float(r.submit_time),
+            int(r.processors),
+            float(r.estimate),
+            min(float(r.run_time), float(r.estimate)),
+        )
         for r in rows.itertuples()
     ]
 
@@ -129,8 +134,9 @@ def conservative_backfilling(jobs: pd.DataFrame, machine_processors: int) -> Sch
                     early_finish = True
         if early_finish:
             for job in queue:
-                profile.release(reservation[job.job_id], reservation[job.job_id] + job.estimate,
-                                job.processors)
+                profile.release(
+                    reservation[job.job_id], reservation[job.job_id] + job.estimate, job.processors
+                )
                 new = profile.earliest_fit(now, job.processors, job.estimate)
                 assert new <= reservation[job.job_id], "compression delayed a job"
                 reservation[job.job_id] = new

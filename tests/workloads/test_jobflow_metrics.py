@@ -11,16 +11,18 @@ from gridsim.workloads.swf import bundled_swf, read_swf
 #   job 1, user 1: submitted 0, runs [0, 5) on 2 processors.
 #   job 2, user 1: submitted 2, runs [5, 25) on 4 processors, killed at its estimate.
 #   job 3, user 2: submitted 4, runs [25, 26) on 1 processor.
-JOBS = pd.DataFrame({
-    "job_id": [1, 2, 3],
-    "user_id": [1, 1, 2],
-    "submit_time": [0.0, 2.0, 4.0],
-    "start_time": [0.0, 5.0, 25.0],
-    "finish_time": [5.0, 25.0, 26.0],
-    "run_time": [5.0, 20.0, 1.0],
-    "processors": [2, 4, 1],
-    "killed": [False, True, False],
-})
+JOBS = pd.DataFrame(
+    {
+        "job_id": [1, 2, 3],
+        "user_id": [1, 1, 2],
+        "submit_time": [0.0, 2.0, 4.0],
+        "start_time": [0.0, 5.0, 25.0],
+        "finish_time": [5.0, 25.0, 26.0],
+        "run_time": [5.0, 20.0, 1.0],
+        "processors": [2, 4, 1],
+        "killed": [False, True, False],
+    }
+)
 
 
 def test_per_job_wait_response_slowdown_and_bounded_slowdown():

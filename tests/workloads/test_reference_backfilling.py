@@ -19,10 +19,10 @@ def table(*rows):
 
 def test_profile_finds_the_earliest_window_with_enough_free_processors():
     profile = FreeProfile(4, 0.0)
-    profile.add(0, 10, 2)   # 2 free on [0, 10)
+    profile.add(0, 10, 2)  # 2 free on [0, 10)
     profile.add(10, 20, 3)  # 1 free on [10, 20)
-    assert profile.earliest_fit(3, 2, 7) == 3     # [3, 10) has 2 free
-    assert profile.earliest_fit(3, 2, 8) == 20    # would run into [10, 20)
+    assert profile.earliest_fit(3, 2, 7) == 3  # [3, 10) has 2 free
+    assert profile.earliest_fit(3, 2, 8) == 20  # would run into [10, 20)
     assert profile.earliest_fit(3, 1, 100) == 3
     assert profile.earliest_fit(3, 4, 1) == 20
     with pytest.raises(ValueError, match="never fits"):
@@ -121,9 +121,9 @@ def test_kth_first_2000_jobs_respect_submission_and_machine_size(kth_2000, sched
 def test_kth_first_2000_jobs_never_start_after_their_first_conservative_reservation(kth_2000):
     jobs, machine = kth_2000
     schedule = conservative_backfilling(jobs, machine)
-    late = [j for j, start in schedule.start_time.items()
-            if start > schedule.first_reservation[j]]
+    late = [j for j, start in schedule.start_time.items() if start > schedule.first_reservation[j]]
     assert late == []
-    moved_earlier = sum(start < schedule.first_reservation[j]
-                        for j, start in schedule.start_time.items())
+    moved_earlier = sum(
+        start < schedule.first_reservation[j] for j, start in schedule.start_time.items()
+    )
     assert moved_earlier > 0  # compression did happen

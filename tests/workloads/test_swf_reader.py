@@ -31,10 +31,18 @@ def test_first_kth_job_is_read_field_by_field():
     # "15 599850 192180 3477 4 -1 -1 4 53940 -1 1 12 12 -1 -1 -1 -1 -1"
     first = read_swf(KTH).jobs.iloc[0]
     assert (first.job_id, first.submit_time, first.wait_time, first.run_time) == (
-        15, 599850.0, 192180.0, 3477.0)
+        15,
+        599850.0,
+        192180.0,
+        3477.0,
+    )
     assert (first.allocated_processors, first.requested_processors) == (4, 4)
     assert (first.requested_time, first.status, first.user_id, first.group_id) == (
-        53940.0, 1, 12, 12)
+        53940.0,
+        1,
+        12,
+        12,
+    )
     assert math.isnan(first.average_cpu_time) and math.isnan(first.think_time)
     assert first.executable_id is pd.NA and first.preceding_job_id is pd.NA
     derived = (first.processors, first.estimate, first.duration, first.killed)
@@ -49,10 +57,12 @@ def test_kth_header_gives_machine_size_start_time_and_notes():
     assert log.header.notes[0] == "uses the EASY scheduler"
     assert log.header.notes[1] == (
         "THIS IS A CLEANED VERSION OF THE LOG!\nThe filter used to produce it was\n"
-        "job<=14 (14 jobs removed)")
+        "job<=14 (14 jobs removed)"
+    )
     # a continuation holding a URL is not mistaken for a "http:" key
     assert log.header.values("Information") == (
-        "http://www.pdc.kth.se/\nhttp://www.cs.huji.ac.il/labs/parallel/workload/",)
+        "http://www.pdc.kth.se/\nhttp://www.cs.huji.ac.il/labs/parallel/workload/",
+    )
 
 
 def test_header_falls_back_to_max_nodes_when_max_procs_is_absent():
@@ -65,7 +75,13 @@ def test_columns_are_the_18_fields_then_the_derived_ones():
     jobs = read_swf(KTH).jobs
     assert tuple(jobs.columns[:18]) == SWF_COLUMNS
     assert list(jobs.columns[18:]) == [
-        "processors", "estimate", "duration", "killed", "start_time", "finish_time"]
+        "processors",
+        "estimate",
+        "duration",
+        "killed",
+        "start_time",
+        "finish_time",
+    ]
     assert len(jobs) == 300 and jobs.index.equals(pd.RangeIndex(300))
 
 
@@ -104,20 +120,27 @@ def test_sdsc_jobs_cancelled_before_starting_are_dropped_and_counted():
 
 
 def test_each_drop_rule_is_counted_under_the_first_reason_that_applies(tmp_path):
-    path = write_log(tmp_path / "a.swf", [
-        job(1, 0, 10, 2, 20),                      # kept
-        job(2, -1, 10, 2, 20),                     # unknown submit time
-        job(3, 5, -1, 2, 20, status=5),            # cancelled before start
-        job(4, 5, 0, 2, 20),                       # zero run time
-        job(5, 5, 10, 0, 20),                      # no processors (both fields 0)
-        job(6, 5, 10, 9, 20),                      # 9 > MaxProcs 8
-        job(7, 5, 10, 2, 20, status=5),            # cancelled after starting: kept
-    ])
+    path = write_log(
+        tmp_path / "a.swf",
+        [
+            job(1, 0, 10, 2, 20),  # kept
+            job(2, -1, 10, 2, 20),  # unknown submit time
+            job(3, 5, -1, 2, 20, status=5),  # cancelled before start
+            job(4, 5, 0, 2, 20),  # zero run time
+            job(5, 5, 10, 0, 20),  # no processors (both fields 0)
+            job(6, 5, 10, 9, 20),  # 9 > MaxProcs 8
+            job(7, 5, 10, 2, 20, status=5),  # cancelled after starting: kept
+        ],
+    )
     log = read_swf(path)
     assert list(log.jobs.job_id) == [1, 7]
     assert log.report.dropped == {
-        "unknown_submit_time": 1, "cancelled_before_start": 1, "non_positive_run_time": 1,
-        "non_positive_processors": 1, "larger_than_machine": 1}
+        "unknown_submit_time": 1,
+        "cancelled_before_start": 1,
+        "non_positive_run_time": 1,
+        "non_positive_processors": 1,
+        "larger_than_machine": 1,
+    }
     kept = read_swf(path, SwfMapping(drop_cancelled_before_start=False))
     assert kept.report.dropped["cancelled_before_start"] == 0
     assert kept.report.dropped["non_positive_run_time"] == 2
@@ -132,12 +155,27 @@ def test_too_large_jobs_can_be_clipped_to_the_machine_instead(tmp_path):
 
 
 def test_processors_come_from_requested_by_default_or_allocated_with_fallback(tmp_path):
-    path = write_log(tmp_path / "a.swf", [
-        swf_line(job_id=1, submit_time=0, run_time=5, allocated_processors=8,
-                 requested_processors=7, requested_time=9),
-        swf_line(job_id=2, submit_time=0, run_time=5, allocated_processors=-1,
-                 requested_processors=3, requested_time=9),
-    ])
+    path = write_log(
+        tmp_path / "a.swf",
+        [
+            swf_line(
+                job_id=1,
+                submit_time=0,
+                run_time=5,
+                allocated_processors=8,
+                requested_processors=7,
+                requested_time=9,
+            ),
+            swf_line(
+                job_id=2,
+                submit_time=0,
+                run_time=5,
+                allocated_processors=-1,
+                requested_processors=3,
+                requested_time=9,
+            ),
+        ],
+    )
     by_request = read_swf(path)
     assert list(by_request.jobs.processors) == [7, 3]
     assert by_request.report.repaired["processors_from_allocated"] == 0
@@ -172,16 +210,25 @@ def test_overrunning_jobs_are_killed_at_their_estimate_or_run_to_completion(tmp_
     assert ran.report.repaired["run_time_capped_at_estimate"] == 0
 
 
-@pytest.mark.parametrize(("bad_line", "problem"), [
-    ("1 2 3", "expected 18 fields, found 3"),
-    (swf_line(job_id=2, submit_time=0, run_time=5) + " 7", "expected 18 fields, found 19"),
-    (swf_line(job_id=2, submit_time=0).replace(" -1 ", " abc ", 1),
-     r"field 3 \(wait_time\) is not a number: 'abc'"),
-    (swf_line(job_id=2, submit_time=0, allocated_processors=2.5),
-     r"field 5 \(allocated_processors\) should be an integer, got '2.5'"),
-    (swf_line(job_id=2, submit_time=0, run_time="nan"),
-     r"field 4 \(run_time\) is not a finite number: 'nan'"),
-])
+@pytest.mark.parametrize(
+    ("bad_line", "problem"),
+    [
+        ("1 2 3", "expected 18 fields, found 3"),
+        (swf_line(job_id=2, submit_time=0, run_time=5) + " 7", "expected 18 fields, found 19"),
+        (
+            swf_line(job_id=2, submit_time=0).replace(" -1 ", " abc ", 1),
+            r"field 3 \(wait_time\) is not a number: 'abc'",
+        ),
+        (
+            swf_line(job_id=2, submit_time=0, allocated_processors=2.5),
+            r"field 5 \(allocated_processors\) should be an integer, got '2.5'",
+        ),
+        (
+            swf_line(job_id=2, submit_time=0, run_time="nan"),
+            r"field 4 \(run_time\) is not a finite number: 'nan'",
+        ),
+    ],
+)
 def test_a_malformed_line_is_named_by_file_and_line_number(tmp_path, bad_line, problem):
     path = write_log(tmp_path / "bad.swf", [job(1, 0, 10, 2, 20), bad_line, job(3, 0, 10, 2, 20)])
     with pytest.raises(SwfFormatError, match=rf"bad\.swf, line 3: {problem}$") as error:
@@ -228,8 +275,10 @@ FULL_LOG_DIR = Path(os.environ.get("GRIDSIM_SWF_DIR", "/work/shared/data/swf"))
 
 @pytest.mark.slow
 @pytest.mark.skipif(not FULL_LOG_DIR.is_dir(), reason="full PWA logs not available")
-@pytest.mark.parametrize("name", [
-    "KTH-SP2-1996-2.1-cln.swf.gz", "HPC2N-2002-2.1-cln.swf.gz", "SDSC-BLUE-2000-4.2-cln.swf.gz"])
+@pytest.mark.parametrize(
+    "name",
+    ["KTH-SP2-1996-2.1-cln.swf.gz", "HPC2N-2002-2.1-cln.swf.gz", "SDSC-BLUE-2000-4.2-cln.swf.gz"],
+)
 def test_a_full_log_loads_in_a_few_seconds(name):
     started = time.perf_counter()
     log = read_swf(FULL_LOG_DIR / name)

@@ -25,16 +25,18 @@ def test_read_write_read_gives_the_same_jobs_and_keeps_the_header(tmp_path, path
 
 
 def test_a_simulated_trace_is_written_with_its_schedule_and_a_header(tmp_path):
-    trace = pd.DataFrame({
-        "job_id": [1, 2],
-        "submit_time": [0.0, 5.0],
-        "start_time": [0.0, 12.5],
-        "run_time": [10.0, 4.0],
-        "processors": [4, 16],
-        "estimate": [20.0, 4.0],
-        "user_id": [3, 7],
-        "killed": [False, True],
-    })
+    trace = pd.DataFrame(
+        {
+            "job_id": [1, 2],
+            "submit_time": [0.0, 5.0],
+            "start_time": [0.0, 12.5],
+            "run_time": [10.0, 4.0],
+            "processors": [4, 16],
+            "estimate": [20.0, 4.0],
+            "user_id": [3, 7],
+            "killed": [False, True],
+        }
+    )
     path = tmp_path / "trace.swf"
     write_swf(trace, path, max_processors=16, unix_start_time=1000, note="policy: EASY")
     assert path.read_text() == (
@@ -64,8 +66,9 @@ def test_gzip_output_is_reproducible_byte_for_byte(tmp_path):
 def test_writer_names_missing_required_columns_and_non_integer_ids(tmp_path):
     with pytest.raises(ValueError, match=r"needs columns \['run_time'\]"):
         write_swf(pd.DataFrame({"job_id": [1], "submit_time": [0.0]}), tmp_path / "x.swf")
-    bad = pd.DataFrame({"job_id": [1], "submit_time": [0.0], "run_time": [1.0],
-                        "processors": [1.5]})
+    bad = pd.DataFrame(
+        {"job_id": [1], "submit_time": [0.0], "run_time": [1.0], "processors": [1.5]}
+    )
     with pytest.raises(ValueError, match="allocated_processors should hold integers"):
         write_swf(bad, tmp_path / "x.swf")
 
@@ -92,16 +95,17 @@ def _generated_value(name: str, kind: str):
 
 
 _job = st.fixed_dictionaries(
-    {name: _generated_value(name, kind) for name, kind in SWF_FIELDS if name != "job_id"})
+    {name: _generated_value(name, kind) for name, kind in SWF_FIELDS if name != "job_id"}
+)
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(jobs=st.lists(_job, min_size=1, max_size=20))
 def test_generated_job_tables_survive_write_and_read(tmp_path, jobs):
     lines = [swf_line(job_id=i + 1, **fields) for i, fields in enumerate(jobs)]
-    path = write_log(tmp_path / "generated.swf", lines,
-                     header="; MaxProcs: 64\n")
+    path = write_log(tmp_path / "generated.swf", lines, header="; MaxProcs: 64\n")
     first = read_swf(path)
     assert first.report.jobs_kept == len(jobs)
     for name, _kind in SWF_FIELDS[1:]:
