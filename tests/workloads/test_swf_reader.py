@@ -284,3 +284,11 @@ def test_a_full_log_loads_in_a_few_seconds(name):
     log = read_swf(FULL_LOG_DIR / name)
     assert time.perf_counter() - started < 5.0
     assert log.report.malformed_lines == 0 and log.report.jobs_kept > 20_000
+
+
+def test_windows_line_endings_read_the_same(tmp_path):
+    crlf = tmp_path / "crlf.swf"
+    crlf.write_bytes(KTH.read_bytes().replace(b"\n", b"\r\n"))
+    plain, windows = read_swf(KTH), read_swf(crlf)
+    pd.testing.assert_frame_equal(windows.jobs, plain.jobs, check_exact=True)
+    assert windows.header == plain.header
