@@ -1,1 +1,1 @@
-"""Analysis: statistics, tables and figures computed from result tables after a run."""
+"""Analysis: statistics computed from traces after the run."""
