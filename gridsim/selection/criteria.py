@@ -211,13 +211,24 @@ class _Additive(Criterion):
             slots.slot_start[None, :], slots.end[None, :], slots.q[None, :],
             runtime * slots.price[None, :], runtime, lo, np.maximum(lo, hi),
         )
-        z = np.where(can_join, np.broadcast_to(z, can_join.shape), -np.inf)
         others = request.n - 1
+        budget_left = request.budget - runtimes * slots.price[sigmas]
+        affordable = budget_left >= 0
+        if others:
+            # A slot joins only if it, with the n-2 cheapest joiners, fits the budget left.
+            cost = np.where(can_join, runtime * slots.price[None, :], np.inf)
+            cheapest = np.partition(cost, others - 1, axis=1)[:, :others]
+            total = cheapest.sum(axis=1)
+            affordable &= total <= budget_left
+            with np.errstate(invalid="ignore"):  # inf - inf where fewer than n-1 can join
+                rest_cost = np.where(affordable, total - cheapest.max(axis=1), np.inf)
+            can_join &= cost + rest_cost[:, None] <= budget_left[:, None]
+        z = np.where(can_join, np.broadcast_to(z, can_join.shape), -np.inf)
         if others:
             top = -np.partition(-z, others - 1, axis=1)[:, :others]
-            rest = top.sum(axis=1)
+            rest = np.where(affordable, top.sum(axis=1), -np.inf)
         else:
-            rest = np.zeros(len(sigmas))
+            rest = np.where(affordable, 0.0, -np.inf)
         own = self.slot_value_bound(
             slots.slot_start[sigmas], slots.end[sigmas], slots.q[sigmas],
             runtimes * slots.price[sigmas], runtimes,
