@@ -62,7 +62,7 @@ class BatchParameters:
     nodes: tuple[int, int] = (1, 6)
     runtime: tuple[float, float] = (50.0, 150.0)
     min_performance: tuple[float, float] = (1.0, 2.0)
-    price_markup: tuple[float, float] = (1.0, 1.6)
+    price_markup: tuple[float, float] = (1.0, 1.25)
     price_base: float = 1.7
 
 
