@@ -38,9 +38,7 @@ def time_limit(alternatives: Alternatives) -> float:
     The floor is taken of each job's mean (not of each term ``t/l``, which would cut up to
     ``l_i`` time units per job and leave no feasible combination); see docs/batch.md.
     """
-    return float(
-        sum(math.floor(sum(time for _, time in job) / len(job)) for job in alternatives)
-    )
+    return float(sum(math.floor(sum(time for _, time in job) / len(job)) for job in alternatives))
 
 
 def minimise_time(alternatives: Alternatives, budget: float) -> Combination | None:
