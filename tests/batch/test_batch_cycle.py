@@ -95,3 +95,23 @@ def test_the_cycle_equals_the_papers_list_procedure(search, seed):
         [(w.start, sorted(zip(w.nodes, w.runtimes, strict=True))) for w in windows]
         for windows in found
     ] == [[(start, [task[:2] for task in tasks]) for start, tasks in job] for job in expected]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_patching_the_slot_table_equals_rebuilding_it(seed):
+    profile, jobs = random_cycle(seed)
+    patched = profile.copy()
+    patched.slot_table()
+    rebuilt = profile.copy()
+    for windows in find_alternatives(profile, jobs, amp):
+        for window in windows:
+            tasks = [
+                (node, window.start, window.start + runtime)
+                for node, runtime in zip(window.nodes, window.runtimes, strict=True)
+            ]
+            patched.occupy_updating_table(tasks)
+            for task in tasks:
+                rebuilt.occupy(*task)
+            expected, got = rebuilt.slot_table(), patched.slot_table()
+            for column in ("node", "start", "end", "performance", "price", "q"):
+                assert np.array_equal(getattr(got, column), getattr(expected, column))

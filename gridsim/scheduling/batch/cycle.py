@@ -55,5 +55,7 @@ def find_alternatives(
 
 def subtract(profile: Profile, window: RoughWindow) -> None:
     """Take each task's interval ``[start, start + runtime)`` out of its node's free time."""
-    for node, runtime in zip(window.nodes, window.runtimes, strict=True):
-        profile.occupy(node, window.start, window.start + runtime)
+    profile.occupy_updating_table(
+        (node, window.start, window.start + runtime)
+        for node, runtime in zip(window.nodes, window.runtimes, strict=True)
+    )
