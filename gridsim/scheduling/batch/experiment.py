@@ -234,15 +234,21 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     """Per scenario, policy and goal: means and 95% CI half-widths over the counted cycles.
 
     A cycle (scenario, replication) counts when every job has an alternative under every
-    policy. Means of ``total_time`` and ``total_cost`` are over counted cycles whose goal was
-    feasible (``T*``/``B*`` met by some combination). ``alternatives_per_job_pooled`` is the
+    policy. Means of ``total_time`` and ``total_cost`` are over the counted cycles in which
+    every policy met the goal's limit (``T*``/``B*`` reached by some combination), so the
+    policies are compared on the same cycles. ``alternatives_per_job_pooled`` is the
     paper's measure: all alternatives found over all jobs of the counted cycles.
     """
+    runs = runs.reset_index(drop=True)
     served = runs.groupby(["scenario", "replication"])["all_jobs_served"].transform("all")
-    counted = runs[served]
+    counted = runs[served].copy()
+    # Totals are compared on the same cycles: those whose limit every policy could meet.
+    counted["comparable"] = counted.groupby(["scenario", "replication", "goal"])[
+        "feasible"
+    ].transform("all")
     rows = []
     for (scenario, policy, goal), group in counted.groupby(["scenario", "policy", "goal"]):
-        feasible = group[group["feasible"]]
+        feasible = group[group["comparable"]]
         row: dict[str, object] = {
             "scenario": scenario,
             "policy": policy,
