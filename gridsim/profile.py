@@ -140,6 +140,46 @@ class Profile:
         self._free[node_id] = kept
         self._table = None
 
+    def occupy_updating_table(self, intervals: Iterable[tuple[int, float, float]]) -> None:
+        """``occupy`` each ``(node_id, start, end)``, then patch the cached slot table.
+
+        Only the rows of the nodes touched change, so they are replaced and the rows re-sorted
+        by (start, node): a few NumPy operations instead of the Python loop over every node of
+        a full rebuild. The batch cycle subtracts hundreds of windows per cycle and needs the
+        table after each one. The result equals ``slot_table()`` after plain ``occupy`` calls.
+        """
+        table = self._table
+        touched = set()
+        for node_id, start, end in intervals:
+            self.occupy(node_id, start, end)
+            touched.add(node_id)
+        if table is None or not touched:
+            return
+        touched_ids = sorted(touched)
+        keep = ~np.isin(table.node, touched_ids)
+        new_rows = [
+            (node_id, a, b, self.nodes[node_id])
+            for node_id in touched_ids
+            for a, b in self._free[node_id]
+        ]
+
+        def merged(column: np.ndarray, values: list[float] | list[int], dtype: type) -> np.ndarray:
+            return np.concatenate((column[keep], np.asarray(values, dtype=dtype)))
+
+        node = merged(table.node, [row[0] for row in new_rows], np.int64)
+        start = merged(table.start, [row[1] for row in new_rows], float)
+        order = np.lexsort((node, start))
+        self._table = SlotTable(
+            node=node[order],
+            start=start[order],
+            end=merged(table.end, [row[2] for row in new_rows], float)[order],
+            performance=merged(table.performance, [row[3].performance for row in new_rows], float)[
+                order
+            ],
+            price=merged(table.price, [row[3].price for row in new_rows], float)[order],
+            q=merged(table.q, [row[3].q for row in new_rows], float)[order],
+        )
+
     def reserve(self, window: Window) -> None:
         """Take a window's tasks out of the free slots (slot subtraction).
 
