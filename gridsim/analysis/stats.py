@@ -68,10 +68,11 @@ def summarise_by(
 
 def format_summary(summary: pd.DataFrame, keys: Sequence[str], metrics: Sequence[str]) -> str:
     """A plain-text table: one row per group, ``mean ± half-width`` per metric."""
-    header = [*keys, "runs", *metrics]
+    counts = [c for c in ("runs", "cycles") if c in summary.columns][:1]
+    header = [*keys, *counts, *metrics]
     lines = []
     for _, row in summary.iterrows():
-        cells = [str(row[k]) for k in keys] + [str(int(row["runs"]))]
+        cells = [str(row[k]) for k in keys] + [str(int(row[c])) for c in counts]
         for metric in metrics:
             mean, half = row[f"{metric}_mean"], row[f"{metric}_ci95"]
             if math.isnan(mean):
