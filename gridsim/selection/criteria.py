@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -402,7 +402,9 @@ class MultipleBest(Criterion):
                 best, best_key = window, key
         # Alternatives were cut from a profile holding the earlier ones: measure the chosen
         # window's neighbour distances in the real profile.
-        return None if best is None else profile.with_enclosing_slots(best)
+        if best is None:
+            return None
+        return replace(profile.with_enclosing_slots(best), criterion_value=best_key[0])
 
     def score(self, window, nodes):
         return build_criterion(self.target).score(window, nodes)

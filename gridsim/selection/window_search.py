@@ -128,7 +128,11 @@ def _evaluate_sigma(
     latest_start = slots.end[sigma] - runtime
     last = int(np.searchsorted(slots.start, latest_start, side="right"))
     step_index = np.arange(sigma, last)
-    step_index = step_index[slots.performance[step_index] >= perf]
+    # A step is a group slot long enough for the task from its own start (rule 3(c)ii).
+    step_index = step_index[
+        (slots.performance[step_index] >= perf)
+        & (slots.end[step_index] - slots.start[step_index] >= runtime * (1 - 1e-12))
+    ]
     if len(step_index) == 0:
         return None
     step_start = slots.start[step_index]
@@ -261,6 +265,8 @@ def lagrangian_bounds(values: np.ndarray, costs: np.ndarray, count: int, budget:
     geometric grid of multipliers is kept. ``values`` is (rows, cols) with ``-inf`` for
     non-members; ``costs`` is (cols,).
     """
+    if not np.isfinite(budget):
+        return -np.partition(-values, count - 1, axis=1)[:, :count].sum(axis=1)
     finite = np.isfinite(values)
     scale = np.abs(values[finite]).mean() / max(costs.mean(), 1e-12) if finite.any() else 1.0
     multipliers = np.concatenate(([0.0], max(scale, 1e-12) * 2.0 ** np.arange(-6, 7)))

@@ -1,0 +1,176 @@
+"""The ``gridsim`` command: run, validate, and one-line errors for bad scenarios."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from gridsim.cli import main
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+GRIDSIM = Path(sys.executable).with_name("gridsim")
+SCENARIO_FILES = sorted((REPOSITORY / "scenarios").glob("**/*.yaml"))
+
+
+def quickstart() -> dict:
+    return yaml.safe_load(resources.files("gridsim").joinpath("data/quickstart.yaml").read_text())
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_run_of_the_quickstart_prints_one_row_per_policy_and_writes_results(tmp_path):
+    out = tmp_path / "results"
+    completed = subprocess.run(
+        [GRIDSIM, "run", "-r", "3", "-j", "1", "-q", "-o", out],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr
+    lines = completed.stdout.splitlines()
+    assert lines[0].split()[:3] == ["policy", "runs", "found"]
+    policies = quickstart()["policies"]
+    for policy, line in zip(policies, lines[1:], strict=False):
+        assert line.split()[:2] == [policy, "3"]
+    assert f"results: {out}  (3 replications)" in completed.stdout
+    assert sorted(p.name for p in out.iterdir()) == ["metadata.json", "runs.parquet", "summary.csv"]
+    runs = pd.read_parquet(out / "runs.parquet")
+    assert len(runs) == 3 * len(policies)
+    metadata = json.loads((out / "metadata.json").read_text())
+    assert metadata["command"].startswith("gridsim run -r 3 -j 1 -q -o ")
+    assert metadata["replications_completed"] == 3
+    assert metadata["seed"] == quickstart()["seed"]
+
+
+def test_validate_accepts_the_embedded_quickstart():
+    result = invoke("validate", "quickstart")
+    assert result.exit_code == 0, result.output
+    assert "valid window_search scenario 'quickstart'" in result.stdout
+    assert f"{len(quickstart()['policies'])} policies" in result.stdout
+
+
+def test_validate_accepts_every_scenario_in_the_repository():
+    for path in SCENARIO_FILES:
+        result = invoke("validate", path)
+        assert result.exit_code == 0, (path, result.output)
+        assert "valid" in result.stdout
+
+
+GOOD = {
+    "name": "bad-input",
+    "kind": "window_search",
+    "environment": {"nodes": 10, "horizon": 300},
+    "request": {"n": 2, "volume": 100, "budget": 500},
+    "policies": ["FirstFit"],
+}
+
+
+def with_changes(*changes):
+    document = json.loads(json.dumps(GOOD))
+    for change in changes:
+        change(document)
+    return yaml.safe_dump(document)
+
+
+BAD_SCENARIOS = {
+    "malformed YAML": ("name: x\nkind: [window_search\n", r"malformed YAML at line \d+"),
+    "unknown criterion": (
+        with_changes(lambda d: d.update(policies=["FirstFit", "MaxQQ"])),
+        r"policies: policy 1: unknown criterion 'MaxQQ'; did you mean 'MaxQ'\?",
+    ),
+    "negative n": (
+        with_changes(lambda d: d["request"].update(n=-3)),
+        r"request\.n: .*greater than 0 \(got -3\)",
+    ),
+    "missing request volume": (
+        with_changes(lambda d: d["request"].pop("volume")),
+        r"request\.volume: missing \(required\)",
+    ),
+    "unknown top-level key": (
+        with_changes(lambda d: d.update(polices=["FirstFit"])),
+        r"polices: unknown field",
+    ),
+    "unknown kind": (
+        with_changes(lambda d: d.update(kind="window_serch")),
+        r"kind: expected one of .*window_search.*got 'window_serch'",
+    ),
+    "unknown criterion parameter": (
+        with_changes(lambda d: d.update(policies=[{"name": "MultipleBest", "goal": "MaxQ"}])),
+        r"policies: policy 0: criterion MultipleBest has no parameter 'goal'",
+    ),
+}
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+@pytest.mark.parametrize("case", BAD_SCENARIOS)
+def test_a_bad_scenario_is_one_line_naming_the_field_and_exit_code_two(case, command, tmp_path):
+    text, message = BAD_SCENARIOS[case]
+    path = tmp_path / "scenario.yaml"
+    path.write_text(text)
+    options = ["-q", "-o", tmp_path / "out"] if command == "run" else []
+    result = invoke(command, path, *options)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"gridsim: error: {path}: ")
+    assert re.search(message, lines[0]), lines[0]
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_file_is_one_line_and_exit_code_two(tmp_path):
+    missing = tmp_path / "nowhere.yaml"
+    result = invoke("validate", missing)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        f"gridsim: error: {missing}: scenario file not found: {missing}"
+    )
+
+
+def test_the_installed_command_prints_no_traceback_for_a_bad_scenario(tmp_path):
+    path = tmp_path / "scenario.yaml"
+    path.write_text(BAD_SCENARIOS["unknown criterion"][0])
+    completed = subprocess.run(
+        [GRIDSIM, "validate", path], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert completed.returncode == 2
+    assert completed.stdout == ""
+    assert len(completed.stderr.strip().splitlines()) == 1
+    assert "did you mean 'MaxQ'" in completed.stderr
+    assert "Traceback" not in completed.stderr
+
+
+def test_a_request_no_environment_can_satisfy_runs_and_records_unfound_windows(tmp_path):
+    path = tmp_path / "too-many-nodes.yaml"
+    path.write_text(
+        with_changes(
+            lambda d: d["request"].update(n=11),
+            lambda d: d.update(policies=["FirstFit", "MaxQ", "DEP"]),
+        )
+    )
+    out = tmp_path / "out"
+    result = invoke("run", path, "-r", 2, "-j", 1, "-q", "-o", out)
+    assert result.exit_code == 0, result.output
+    runs = pd.read_parquet(out / "runs.parquet")
+    assert len(runs) == 2 * 3
+    assert not runs["found"].any()
+    assert runs["start"].isna().all() and runs["cost"].isna().all()
+    for policy in ("FirstFit", "MaxQ", "DEP"):
+        assert policy in result.stdout
+
+
+def test_policies_lists_every_registered_criterion():
+    from gridsim.selection.criteria import CRITERIA
+
+    result = invoke("policies")
+    assert result.exit_code == 0
+    assert [line.split()[0] for line in result.stdout.splitlines()] == list(CRITERIA)

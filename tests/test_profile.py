@@ -1,0 +1,193 @@
+"""The availability profile: busy intervals carve free slots; windows are reserved and released."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gridsim.model import Node, Slot, Window
+from gridsim.profile import Profile
+
+NODES = (
+    Node(0, performance=2.0, price=0.2, q=1.0),
+    Node(1, performance=5.0, price=0.6, q=7.0),
+    Node(2, performance=3.0, price=0.3, q=4.0),
+)
+
+
+def window(start, runtime, nodes):
+    return Window(start=start, runtime=runtime, nodes=tuple(nodes), slots=(), cost=0.0)
+
+
+def test_busy_intervals_carve_the_horizon_into_free_slots():
+    profile = Profile(NODES, [[(10, 20), (50, 60)], [], [(0, 30)]], 0.0, 100.0)
+    assert profile.free_intervals(0) == [(0.0, 10), (20, 50), (60, 100.0)]
+    assert profile.free_intervals(1) == [(0.0, 100.0)]
+    assert profile.free_intervals(2) == [(30, 100.0)]
+
+
+def test_overlapping_busy_intervals_stay_one_busy_stretch():
+    profile = Profile(NODES[:1], [[(10, 30), (20, 40)]], 0.0, 100.0)
+    assert profile.free_intervals(0) == [(0.0, 10), (40, 100.0)]
+
+
+def test_a_node_may_be_free_to_an_infinite_horizon():
+    profile = Profile(NODES[:1], [[(5, 8)]])
+    assert profile.free_intervals(0) == [(0.0, 5), (8, float("inf"))]
+
+
+def test_node_ids_out_of_order_are_rejected():
+    with pytest.raises(ValueError, match="node ids"):
+        Profile([NODES[1], NODES[0]])
+
+
+def test_slot_table_is_sorted_by_start_then_node_and_carries_node_attributes():
+    profile = Profile(NODES, [[(10, 20)], [(0, 10)], [(0, 10), (40, 45)]], 0.0, 100.0)
+    table = profile.slot_table()
+    rows = list(zip(table.start.tolist(), table.node.tolist(), table.end.tolist(), strict=True))
+    assert rows == [
+        (0.0, 0, 10.0),
+        (10.0, 1, 100.0),
+        (10.0, 2, 40.0),
+        (20.0, 0, 100.0),
+        (45.0, 2, 100.0),
+    ]
+    assert table.performance.tolist() == [2.0, 5.0, 3.0, 2.0, 3.0]
+    assert table.price.tolist() == [0.2, 0.6, 0.3, 0.2, 0.3]
+    assert table.q.tolist() == [1.0, 7.0, 4.0, 1.0, 4.0]
+    assert table.length.tolist() == [10.0, 90.0, 30.0, 80.0, 55.0]
+    assert len(table) == 5
+    assert profile.slots() == [
+        Slot(0, 0.0, 10.0),
+        Slot(1, 10.0, 100.0),
+        Slot(2, 10.0, 40.0),
+        Slot(0, 20.0, 100.0),
+        Slot(2, 45.0, 100.0),
+    ]
+
+
+def test_reserving_a_window_splits_the_slots_it_lands_in():
+    profile = Profile(NODES, None, 0.0, 100.0)
+    profile.reserve(window(30.0, 20.0, [0, 2]))
+    assert profile.free_intervals(0) == [(0.0, 30.0), (50.0, 100.0)]
+    assert profile.free_intervals(1) == [(0.0, 100.0)]
+    assert profile.free_intervals(2) == [(0.0, 30.0), (50.0, 100.0)]
+    # The cached slot table follows the change.
+    assert sorted(
+        zip(profile.slot_table().node.tolist(), profile.slot_table().start.tolist(), strict=True)
+    ) == [(0, 0.0), (0, 50.0), (1, 0.0), (2, 0.0), (2, 50.0)]
+
+
+def test_reserving_at_a_slot_edge_leaves_no_empty_slot():
+    profile = Profile(NODES[:1], None, 0.0, 100.0)
+    profile.reserve(window(0.0, 40.0, [0]))
+    assert profile.free_intervals(0) == [(40.0, 100.0)]
+
+
+def test_reserving_over_a_busy_interval_raises_and_changes_nothing():
+    profile = Profile(NODES, [[(40, 60)], [], []], 0.0, 100.0)
+    before = [profile.free_intervals(i) for i in range(3)]
+    with pytest.raises(ValueError, match="node 0 is not free"):
+        profile.reserve(window(30.0, 20.0, [1, 0]))
+    assert [profile.free_intervals(i) for i in range(3)] == before
+
+
+def test_reserving_two_overlapping_windows_raises_on_the_second():
+    profile = Profile(NODES, None, 0.0, 100.0)
+    profile.reserve(window(10.0, 20.0, [1]))
+    with pytest.raises(ValueError, match="node 1"):
+        profile.reserve(window(25.0, 10.0, [1]))
+
+
+def test_release_merges_the_interval_back_with_its_neighbours():
+    profile = Profile(NODES, None, 0.0, 100.0)
+    reserved = window(30.0, 20.0, [0, 1])
+    profile.reserve(reserved)
+    profile.release_window(reserved)
+    assert profile.free_intervals(0) == [(0.0, 100.0)]
+    assert profile.free_intervals(1) == [(0.0, 100.0)]
+    assert [s.node for s in profile.slots()] == [0, 1, 2]
+
+
+def test_releasing_part_of_a_busy_interval_merges_only_with_the_side_it_touches():
+    profile = Profile(NODES[:1], [[(20, 60)]], 0.0, 100.0)
+    profile.release(0, 20.0, 30.0)
+    assert profile.free_intervals(0) == [(0.0, 30.0), (60, 100.0)]
+    profile.release(0, 40.0, 50.0)
+    assert profile.free_intervals(0) == [(0.0, 30.0), (40.0, 50.0), (60, 100.0)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    busy=st.lists(
+        st.tuples(st.floats(0, 90, allow_nan=False), st.floats(1, 20, allow_nan=False)),
+        max_size=5,
+    ),
+    data=st.data(),
+)
+def test_reserve_then_release_restores_the_free_intervals(busy, data):
+    intervals = [(start, start + length) for start, length in busy]
+    profile = Profile(NODES[:1], [intervals], 0.0, 100.0)
+    before = profile.free_intervals(0)
+    if not before:
+        return
+    slot_start, slot_end = data.draw(st.sampled_from(before))
+    start = data.draw(st.floats(slot_start, slot_end, allow_nan=False))
+    finish = data.draw(st.floats(start, slot_end, allow_nan=False))
+    if finish - start <= 1e-6:
+        return
+    reserved = window(start, finish - start, [0])
+    profile.reserve(reserved)
+    assert not profile.is_free(0, start, reserved.finish)
+    profile.release_window(reserved)
+    after = profile.free_intervals(0)
+    assert len(after) == len(before)
+    for (a0, b0), (a1, b1) in zip(before, after, strict=True):
+        assert a1 == pytest.approx(a0, abs=1e-6) and b1 == pytest.approx(b0, abs=1e-6)
+
+
+def test_is_free_holds_only_inside_one_free_interval():
+    profile = Profile(NODES[:1], [[(40, 60)]], 0.0, 100.0)
+    assert profile.is_free(0, 0.0, 40.0)
+    assert profile.is_free(0, 60.0, 100.0)
+    assert not profile.is_free(0, 30.0, 41.0)
+    assert not profile.is_free(0, 50.0, 55.0)
+    assert not profile.is_free(0, 30.0, 70.0)
+    assert not profile.is_free(0, 90.0, 101.0)
+
+
+def test_enclosing_slot_is_the_free_interval_around_a_task():
+    profile = Profile(NODES, [[(40, 60)], [], []], 0.0, 100.0)
+    assert profile.enclosing_slot(0, 65.0, 80.0) == Slot(0, 60.0, 100.0)
+    assert profile.enclosing_slot(0, 0.0, 40.0) == Slot(0, 0.0, 40.0)
+    with pytest.raises(ValueError, match="node 0 is not free"):
+        profile.enclosing_slot(0, 35.0, 45.0)
+
+
+def test_with_enclosing_slots_replaces_the_window_slots_in_node_order():
+    profile = Profile(NODES, [[(0, 10)], [(70, 80)], [(5, 15), (50, 52)]], 0.0, 100.0)
+    found = Window(20.0, 25.0, (0, 1, 2), slots=(), cost=3.0)
+    placed = profile.with_enclosing_slots(found)
+    assert placed.slots == (Slot(0, 10, 100.0), Slot(1, 0.0, 70), Slot(2, 15, 50))
+    assert placed.left_distances() == (10.0, 20.0, 5.0)
+    assert placed.right_distances() == (55.0, 25.0, 5.0)
+    assert placed.distance_to_nearest() == pytest.approx((10 + 20 + 5) / 3)
+    assert placed.distance_to_farthest() == pytest.approx((55 + 25 + 5) / 3)
+    assert (placed.start, placed.runtime, placed.nodes, placed.cost) == (20.0, 25.0, (0, 1, 2), 3.0)
+
+
+def test_a_copy_changes_independently_of_its_original():
+    original = Profile(NODES, [[(40, 60)], [], []], 0.0, 100.0)
+    table_before = original.slot_table()
+    clone = original.copy()
+    clone.reserve(window(0.0, 30.0, [0, 1]))
+    assert original.free_intervals(0) == [(0.0, 40), (60, 100.0)]
+    assert original.free_intervals(1) == [(0.0, 100.0)]
+    assert clone.free_intervals(1) == [(30.0, 100.0)]
+    assert np.array_equal(original.slot_table().start, table_before.start)
+    assert len(clone.slot_table()) == len(original.slot_table())
+    assert clone.slot_table().start.tolist() != original.slot_table().start.tolist()
+    original.reserve(window(70.0, 10.0, [2]))
+    assert clone.free_intervals(2) == [(0.0, 100.0)]
