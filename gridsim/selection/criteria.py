@@ -82,6 +82,8 @@ class Criterion:
     summary: ClassVar[str] = ""
     #: Highest possible secondary value (tie-break between equal values), for pruning.
     secondary_bound: ClassVar[float] = 0.0
+    #: Most candidate slowest slots evaluated in one NumPy batch (see find_window).
+    batch_limit: ClassVar[int] = 64
 
     @property
     def label(self) -> str:
@@ -208,8 +210,13 @@ class _Additive(Criterion):
         lo = np.maximum(slots.start[sigmas][:, None], slots.start[None, :])
         hi = np.minimum((slots.end[sigmas] - runtimes)[:, None], slots.end[None, :] - runtime)
         z = self.slot_value_bound(
-            slots.slot_start[None, :], slots.end[None, :], slots.q[None, :],
-            runtime * slots.price[None, :], runtime, lo, np.maximum(lo, hi),
+            slots.slot_start[None, :],
+            slots.end[None, :],
+            slots.q[None, :],
+            runtime * slots.price[None, :],
+            runtime,
+            lo,
+            np.maximum(lo, hi),
         )
         others = request.n - 1
         budget_left = request.budget - runtimes * slots.price[sigmas]
@@ -230,9 +237,13 @@ class _Additive(Criterion):
         else:
             rest = np.where(affordable, 0.0, -np.inf)
         own = self.slot_value_bound(
-            slots.slot_start[sigmas], slots.end[sigmas], slots.q[sigmas],
-            runtimes * slots.price[sigmas], runtimes,
-            slots.start[sigmas], slots.end[sigmas] - runtimes,
+            slots.slot_start[sigmas],
+            slots.end[sigmas],
+            slots.q[sigmas],
+            runtimes * slots.price[sigmas],
+            runtimes,
+            slots.start[sigmas],
+            slots.end[sigmas] - runtimes,
         )
         return own + rest
 
@@ -240,20 +251,29 @@ class _Additive(Criterion):
         s, cols = step.slots, step.columns
         start = step.start[:, None]
         values = self.slot_values(
-            s.slot_start[cols][None, :], s.end[cols][None, :], s.q[cols][None, :],
-            step.column_cost[None, :], start, step.runtime,
+            s.slot_start[cols][None, :],
+            s.end[cols][None, :],
+            s.q[cols][None, :],
+            step.cost,
+            start,
+            step.runtime[:, None],
         )
         values = np.broadcast_to(values, step.member.shape)
         sig = step.sigma
         sigma_values = self.slot_values(
-            s.slot_start[sig], s.end[sig], s.q[sig], step.runtime * s.price[sig],
-            step.start, step.runtime,
+            s.slot_start[sig],
+            s.end[sig],
+            s.q[sig],
+            step.runtime * s.price[sig],
+            step.start,
+            step.runtime,
         )
         return values, np.broadcast_to(sigma_values, step.start.shape)
 
     def choose(self, step, count, incumbent):
         values, sigma_values = self._values(step)
         if self.lite:
+
             def score_rows(s, picks, total):
                 return sigma_values + np.take_along_axis(values, picks, axis=1).sum(axis=1)
 
@@ -301,6 +321,8 @@ def _additive(
     _Criterion.name = name
     _Criterion.summary = summary
     _Criterion.lite = lite
+    if not lite:
+        _Criterion.batch_limit = 8  # the exact search prunes per batch: keep batches small
     _Criterion.__name__ = _Criterion.__qualname__ = name
     return register(_Criterion)
 
@@ -325,36 +347,55 @@ def _constant(values):
 
 
 MinCost = _additive(
-    "MinCost", "cheapest window; exact without DP: the n cheapest slots [TY18, Sec. 4.2]",
-    lambda a, b, q, cost, t, T: -np.broadcast_to(
-        cost, np.broadcast_shapes(np.shape(cost), np.shape(t))
+    "MinCost",
+    "cheapest window; exact without DP: the n cheapest slots [TY18, Sec. 4.2]",
+    lambda a, b, q, cost, t, T: (
+        -np.broadcast_to(cost, np.broadcast_shapes(np.shape(cost), np.shape(t)))
     ),
     _constant(lambda q, cost: -cost),
     lite=True,
 )
 MaxQ = _additive(
-    "MaxQ", "largest sum of node values q, exact subset allocation [TY18, Sec. 3.3]",
-    _q_values, _constant(lambda q, cost: q), lite=False,
+    "MaxQ",
+    "largest sum of node values q, exact subset allocation [TY18, Sec. 3.3]",
+    _q_values,
+    _constant(lambda q, cost: q),
+    lite=False,
 )
 MaxQLite = _additive(
-    "MaxQLite", "sum of q of the n cheapest slots, maximised over steps [TY19, Sec. 4.2]",
-    _q_values, _constant(lambda q, cost: q), lite=True,
+    "MaxQLite",
+    "sum of q of the n cheapest slots, maximised over steps [TY19, Sec. 4.2]",
+    _q_values,
+    _constant(lambda q, cost: q),
+    lite=True,
 )
 DEP = _additive(
-    "DEP", "dependable: largest mean distance to the nearest neighbouring task [TY19, Sec. 3.4]",
-    _nearest, _centred(_nearest), lite=False,
+    "DEP",
+    "dependable: largest mean distance to the nearest neighbouring task [TY19, Sec. 3.4]",
+    _nearest,
+    _centred(_nearest),
+    lite=False,
 )
 DEPLite = _additive(
-    "DEPLite", "DEP scored on the n cheapest slots of each step [TY19, Sec. 4.3]",
-    _nearest, _centred(_nearest), lite=True,
+    "DEPLite",
+    "DEP scored on the n cheapest slots of each step [TY19, Sec. 4.3]",
+    _nearest,
+    _centred(_nearest),
+    lite=True,
 )
 COORD = _additive(
-    "COORD", "coordinated: smallest mean distance to the farthest neighbouring task [TY19]",
-    _farthest, _centred(_farthest), lite=False,
+    "COORD",
+    "coordinated: smallest mean distance to the farthest neighbouring task [TY19]",
+    _farthest,
+    _centred(_farthest),
+    lite=False,
 )
 COORDLite = _additive(
-    "COORDLite", "COORD scored on the n cheapest slots of each step [TY19, Sec. 4.3]",
-    _farthest, _centred(_farthest), lite=True,
+    "COORDLite",
+    "COORD scored on the n cheapest slots of each step [TY19, Sec. 4.3]",
+    _farthest,
+    _centred(_farthest),
+    lite=True,
 )
 
 

@@ -97,90 +97,128 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
     bounds = criterion.sigma_bounds(slots, sigmas, runtime[sigmas], request)
     # Visit the most promising sigma first: bound, then faster group, then earlier start.
     order = np.lexsort((slots.start[sigmas], -slots.performance[sigmas], -bounds))
+    sigmas, bounds = sigmas[order], bounds[order]
     best: _Choice | None = None
-    secondary_bound = criterion.secondary_bound
-    for position in order:
-        sigma = int(sigmas[position])
-        bound_key = (
-            float(bounds[position]),
-            secondary_bound,
-            float(slots.performance[sigma]),
-            -float(slots.start[sigma]),
-        )
-        if best is not None and bound_key <= best.key:
-            break
-        choice = _evaluate_sigma(slots, sigma, float(runtime[sigma]), request, criterion, best)
-        if choice is not None and (best is None or choice.key > best.key):
-            best = choice
+    position, batch = 0, 1
+    while position < len(sigmas):
+        chunk = slice(position, position + batch)
+        if best is not None:
+            hopeful = _beats(
+                best.key,
+                bounds[chunk],
+                criterion.secondary_bound,
+                slots.performance[sigmas[chunk]],
+                slots.start[sigmas[chunk]],
+            )
+            if not hopeful[0]:
+                break  # sorted by bound: no later sigma can beat the best either
+            chunk = slice(
+                position,
+                position + int(np.argmin(hopeful)) if not hopeful.all() else position + batch,
+            )
+        steps = _steps(slots, sigmas[chunk], runtime, request)
+        if steps is not None:
+            choice = criterion.choose(steps, request.n - 1, best)
+            if choice is not None and (best is None or choice.key > best.key):
+                best = choice
+        position = chunk.stop
+        # Doubling batches: few NumPy calls when many sigmas are needed, little waste when
+        # the first one settles the search.
+        batch = min(2 * batch, criterion.batch_limit)
     return None if best is None else _build_window(slots, best, request)
 
 
-def _evaluate_sigma(
-    slots: Candidates,
-    sigma: int,
-    runtime: float,
-    request: Request,
-    criterion: Criterion,
-    incumbent: _Choice | None,
-) -> _Choice | None:
-    """Best window in which slot ``sigma`` is the slowest task, or None."""
-    perf = slots.performance[sigma]
-    latest_start = slots.end[sigma] - runtime
-    last = int(np.searchsorted(slots.start, latest_start, side="right"))
-    step_index = np.arange(sigma, last)
-    # A step is a group slot long enough for the task from its own start (rule 3(c)ii).
-    step_index = step_index[
-        (slots.performance[step_index] >= perf)
-        & (slots.end[step_index] - slots.start[step_index] >= runtime * (1 - 1e-12))
-    ]
-    if len(step_index) == 0:
-        return None
-    step_start = slots.start[step_index]
-    # Candidate columns: group members seen by the last step, long enough for the first one.
-    columns = np.arange(step_index[-1] + 1)
-    columns = columns[
-        (slots.performance[columns] >= perf)
-        & (slots.end[columns] >= step_start[0] + runtime)
-        & (columns != sigma)
-    ]
-    others_needed = request.n - 1
-    if len(columns) < others_needed:
-        return None
-    member = (columns[None, :] <= step_index[:, None]) & (
-        slots.end[columns][None, :] >= (step_start + runtime)[:, None] * (1 - 1e-15)
+def _beats(key, bounds, secondary_bound, performance, start) -> np.ndarray:
+    """Which bound keys ``(bound, secondary_bound, performance, -start)`` exceed ``key``."""
+    value, secondary, perf, negative_start = key
+    return (bounds > value) | (
+        (bounds == value)
+        & (
+            (secondary_bound > secondary)
+            | (
+                (secondary_bound == secondary)
+                & ((performance > perf) | ((performance == perf) & (-start > negative_start)))
+            )
+        )
     )
-    enough = member.sum(axis=1) >= others_needed
+
+
+def _steps(slots: Candidates, sigmas: np.ndarray, runtime: np.ndarray, request: Request):
+    """All steps of a batch of sigmas as one matrix (rows: steps, columns: candidate slots).
+
+    A step of sigma is a group slot (performance >= sigma's, long enough for the task from its
+    own start, rule 3(c)ii) that starts while sigma can still hold the task; its candidates
+    are the group slots seen so far (index <= the step's) that still hold the task from the
+    step's start (rule 3(c)v.B), sigma excluded.
+    """
+    task = runtime[sigmas]
+    last = np.searchsorted(slots.start, slots.end[sigmas] - task, side="right")
+    counts = np.maximum(last - sigmas, 0)
+    total = int(counts.sum())
+    if total == 0:
+        return None
+    row_sigma = np.repeat(sigmas, counts)
+    row_runtime = np.repeat(task, counts)
+    row_step = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts) + row_sigma
+    perf = slots.performance
+    keep = (perf[row_step] >= perf[row_sigma]) & (
+        slots.end[row_step] - slots.start[row_step] >= row_runtime * (1 - 1e-12)
+    )
+    row_sigma, row_runtime, row_step = row_sigma[keep], row_runtime[keep], row_step[keep]
+    if len(row_step) == 0:
+        return None
+    row_start = slots.start[row_step]
+    columns = np.arange(int(row_step.max()) + 1)
+    member = (
+        (columns[None, :] <= row_step[:, None])
+        & (perf[columns][None, :] >= perf[row_sigma][:, None])
+        & (slots.end[columns][None, :] >= (row_start + row_runtime)[:, None] * (1 - 1e-15))
+        & (columns[None, :] != row_sigma[:, None])
+    )
+    enough = member.sum(axis=1) >= request.n - 1
     if not enough.any():
         return None
-    step_index, step_start, member = step_index[enough], step_start[enough], member[enough]
-    column_cost = runtime * slots.price[columns]
-    budget_left = request.budget - runtime * slots.price[sigma]
-    return criterion.choose(
-        _Step(slots, sigma, runtime, step_start, columns, member, column_cost, budget_left),
-        others_needed,
-        incumbent,
+    member = member[enough]
+    used = member.any(axis=0)
+    if request.n > 1:
+        member, columns = member[:, used], columns[used]
+    row_sigma, row_runtime, row_start = row_sigma[enough], row_runtime[enough], row_start[enough]
+    return _Step(
+        slots=slots,
+        sigma=row_sigma,
+        runtime=row_runtime,
+        start=row_start,
+        columns=columns,
+        member=member,
+        cost=row_runtime[:, None] * slots.price[columns][None, :],
+        budget_left=request.budget - row_runtime * slots.price[row_sigma],
     )
 
 
 @dataclass(frozen=True)
 class _Step:
-    """All steps of one ``sigma``: rows are candidate starts, columns candidate slots."""
+    """Steps of a batch of sigmas: rows are (sigma, start) pairs, columns candidate slots."""
 
     slots: Candidates
-    sigma: int
-    runtime: float
+    sigma: np.ndarray  # (rows,) the row's slowest slot
+    runtime: np.ndarray  # (rows,)
     start: np.ndarray  # (rows,)
     columns: np.ndarray  # (cols,) indices into slots
     member: np.ndarray  # (rows, cols) bool: column is in S_W at this step
-    column_cost: np.ndarray  # (cols,)
-    budget_left: float  # budget once sigma is paid for
+    cost: np.ndarray  # (rows, cols) cost of each column for the row's runtime
+    budget_left: np.ndarray  # (rows,) budget once sigma is paid for
 
-    def key(self, value: float, secondary: float, start: float) -> tuple[float, ...]:
-        return (value, secondary, float(self.slots.performance[self.sigma]), -start)
+    @property
+    def sigma_cost(self) -> np.ndarray:
+        return self.runtime * self.slots.price[self.sigma]
+
+    def key(self, row: int, value: float, secondary: float = 0.0) -> tuple[float, ...]:
+        perf = float(self.slots.performance[self.sigma[row]])
+        return (value, secondary, perf, -float(self.start[row]))
 
     def cheapest(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per row: the ``count`` cheapest member columns, their cost and affordability."""
-        costs = np.where(self.member, self.column_cost[None, :], np.inf)
+        costs = np.where(self.member, self.cost, np.inf)
         if count == 0:
             picks = np.empty((len(self.start), 0), dtype=np.int64)
         else:
@@ -190,24 +228,29 @@ class _Step:
 
     def choice(self, row: int, value: float, secondary: float, picks) -> _Choice:
         others = tuple(sorted(int(self.columns[p]) for p in picks))
-        start = float(self.start[row])
-        return _Choice(self.key(value, secondary, start), self.sigma, start, self.runtime, others)
+        return _Choice(
+            self.key(row, value, secondary),
+            int(self.sigma[row]),
+            float(self.start[row]),
+            float(self.runtime[row]),
+            others,
+        )
 
 
-def choose_cheapest(
-    step: _Step, count: int, score_rows, secondary_rows=None
-) -> _Choice | None:
+def choose_cheapest(step: _Step, count: int, score_rows, secondary_rows=None) -> _Choice | None:
     """Take the cheapest affordable subset at every step; keep the row with the best key.
 
-    ``score_rows(step, picks)`` gives each row's window value for its cheapest picks.
+    ``score_rows(step, picks, total)`` gives each row's window value for its cheapest picks,
+    ``secondary_rows(total)`` an optional tie-break value.
     """
     picks, total, affordable = step.cheapest(count)
     if not affordable.any():
         return None
     score = np.where(affordable, score_rows(step, picks, total), _NEG)
     secondary = np.zeros_like(score) if secondary_rows is None else secondary_rows(total)
-    # Best value, then secondary, then earliest start (rows are in start order).
-    row = int(np.lexsort((np.arange(len(score)), -secondary, -score))[0])
+    perf = step.slots.performance[step.sigma]
+    # Best value, then secondary, then faster group, then earlier start.
+    row = int(np.lexsort((step.start, -perf, -secondary, -score))[0])
     return step.choice(row, float(score[row]), float(secondary[row]), picks[row])
 
 
@@ -219,33 +262,33 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> 
     bound (:func:`lagrangian_bounds`); the subset programme runs only when the best
     ``count`` columns by value break the budget.
     """
-    if step.budget_left < 0:
-        return None
+    rows = len(step.start)
     masked = np.where(step.member, values, _NEG)
     if count:
         top = np.argpartition(-masked, count - 1, axis=1)[:, :count]
-        top_cost = step.column_cost[top].sum(axis=1)
-        bound = sigma_values + lagrangian_bounds(
-            masked, step.column_cost, count, step.budget_left
-        )
+        top_cost = np.take_along_axis(step.cost, top, axis=1).sum(axis=1)
+        bound = sigma_values + lagrangian_bounds(masked, step.cost, count, step.budget_left)
     else:
-        top = np.empty((len(step.start), 0), dtype=np.int64)
+        top = np.empty((rows, 0), dtype=np.int64)
         bound = sigma_values.copy()
-        top_cost = np.zeros(len(step.start))
+        top_cost = np.zeros(rows)
+    bound = np.where(step.budget_left >= 0, bound, _NEG)
     best = incumbent
-    for row in np.lexsort((np.arange(len(bound)), -bound)):
+    for row in np.lexsort((np.arange(rows), -bound)):
         row = int(row)
-        start = float(step.start[row])
         if not np.isfinite(bound[row]):
             break
-        if best is not None and step.key(float(bound[row]) + 1e-9, 0.0, start) <= best.key:
-            break
-        if top_cost[row] <= step.budget_left:
+        if best is not None:
+            if bound[row] + 1e-9 < best.key[0]:
+                break  # rows are in bound order: none of the rest can reach the best
+            if step.key(row, float(bound[row]) + 1e-9) <= best.key:
+                continue  # equal bound: a later row may still win the tie-break
+        if top_cost[row] <= step.budget_left[row]:
             picks = top[row]
         else:
             members = np.flatnonzero(step.member[row])
             chosen = best_subset(
-                values[row, members], step.column_cost[members], count, step.budget_left
+                values[row, members], step.cost[row, members], count, step.budget_left[row]
             )
             if chosen is None:
                 continue
@@ -257,22 +300,30 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> 
     return best if best is not incumbent else None
 
 
-def lagrangian_bounds(values: np.ndarray, costs: np.ndarray, count: int, budget: float):
-    """Upper bounds, per row, of the best ``count``-subset value within ``budget``.
+def lagrangian_bounds(
+    values: np.ndarray, costs: np.ndarray, count: int, budget: np.ndarray
+) -> np.ndarray:
+    """Upper bounds, per row, of the best ``count``-subset value within the row's budget.
 
     For any multiplier ``lam >= 0``, ``lam * budget + top_count(values - lam * costs)`` bounds
     the constrained optimum (relaxing the budget into the objective); the smallest over a
-    geometric grid of multipliers is kept. ``values`` is (rows, cols) with ``-inf`` for
-    non-members; ``costs`` is (cols,).
+    geometric grid of multipliers is kept. ``values`` and ``costs`` are (rows, cols), with
+    ``-inf`` values for non-members; ``budget`` is (rows,).
     """
-    if not np.isfinite(budget):
-        return -np.partition(-values, count - 1, axis=1)[:, :count].sum(axis=1)
+    budget = np.asarray(budget, dtype=float)
+    unconstrained = -np.partition(-values, count - 1, axis=1)[:, :count].sum(axis=1)
+    finite_budget = np.isfinite(budget)
+    if not finite_budget.any():
+        return unconstrained
     finite = np.isfinite(values)
-    scale = np.abs(values[finite]).mean() / max(costs.mean(), 1e-12) if finite.any() else 1.0
-    multipliers = np.concatenate(([0.0], max(scale, 1e-12) * 2.0 ** np.arange(-6, 7)))
-    adjusted = values[:, None, :] - multipliers[None, :, None] * costs[None, None, :]
+    scale = 1.0
+    if finite.any():
+        scale = np.abs(values[finite]).mean() / max(costs[finite].mean(), 1e-12)
+    multipliers = max(scale, 1e-12) * 2.0 ** np.arange(-6, 7)
+    adjusted = values[:, None, :] - multipliers[None, :, None] * costs[:, None, :]
     top = -np.partition(-adjusted, count - 1, axis=2)[:, :, :count]
-    return (multipliers[None, :] * budget + top.sum(axis=2)).min(axis=1)
+    relaxed = multipliers[None, :] * np.where(finite_budget, budget, 0.0)[:, None] + top.sum(axis=2)
+    return np.where(finite_budget, np.minimum(unconstrained, relaxed.min(axis=1)), unconstrained)
 
 
 def _build_window(slots: Candidates, choice: _Choice, request: Request) -> Window:
