@@ -190,6 +190,9 @@ class DyTSSPolicy(_Frozen):
         new_pilot_rule: ``"all"`` admits every benchmarked pilot; ``"faster_than_slowest"``
             applies Algorithm 1's literal test ``T(r_min) > T(r)``.
         fit_points: time points sampling the production staircase for the linear fit.
+        remaining_samples: what ``S`` counts when chunks are sized: ``"unassigned"`` (samples
+            not yet handed out, as trapezoid self-scheduling does) or ``"not_completed"``
+            (Algorithm 1's literal ``S``, which still counts samples running in tasks).
     """
 
     name: Literal["DyTSS"]
@@ -198,6 +201,7 @@ class DyTSSPolicy(_Frozen):
     max_iterations: PositiveInt = 100
     new_pilot_rule: Literal["all", "faster_than_slowest"] = "all"
     fit_points: Annotated[int, Field(ge=8)] = 128
+    remaining_samples: Literal["unassigned", "not_completed"] = "unassigned"
 
     @model_validator(mode="after")
     def _limits(self) -> DyTSSPolicy:

@@ -93,8 +93,12 @@ def dytss_chunks(
     )
     relative_speed = np.min(minimum_turnaround) / minimum_turnaround  # f_rel, 1 for r_max
     chunks = np.full(len(performance_w), minimum_chunk, dtype=np.int64)
-    iterations = 0
-    for iterations in range(1, max_iterations + 1):  # noqa: B007 - returned below
+    # Rounding can make the fixed point cycle (typically between two lists). The literal loop
+    # then runs all ``max_iterations``; we detect the cycle and jump to the list the literal
+    # loop would end on, which gives the same result at a fraction of the cost.
+    history = [chunks]
+    seen = {chunks.tobytes(): 0}
+    for iteration in range(1, max_iterations + 1):
         task_turnaround = turnaround(chunks, performance_w, bandwidth_mb_s, application, intervals)
         half_length = half_performance_length(
             task_turnaround, chunks, remaining_samples, fit_points
@@ -104,9 +108,16 @@ def dytss_chunks(
             maximum_chunk, np.floor(variable_part * relative_speed + minimum_chunk)
         ).astype(np.int64)
         if np.array_equal(new_chunks, chunks):
-            break
+            return chunks, iteration
+        key = new_chunks.tobytes()
+        if key in seen:
+            start = seen[key]
+            period = iteration - start
+            return history[start + (max_iterations - start) % period], max_iterations
+        seen[key] = iteration
+        history.append(new_chunks)
         chunks = new_chunks
-    return chunks, iterations
+    return chunks, max_iterations
 
 
 @dataclass
@@ -127,6 +138,7 @@ class DyTSS:
     max_iterations: int = 100
     new_pilot_rule: Literal["all", "faster_than_slowest"] = "all"
     fit_points: int = 128
+    remaining_samples: Literal["unassigned", "not_completed"] = "unassigned"
     admitted: set[int] = field(default_factory=set)
     rejected: set[int] = field(default_factory=set)
     plan: dict[int, int] = field(default_factory=dict)
@@ -175,7 +187,11 @@ class DyTSS:
             chunks, iterations = dytss_chunks(
                 state.performance_w[in_r],
                 state.bandwidth_mb_s[in_r],
-                state.samples_not_completed,
+                (
+                    state.samples_unassigned
+                    if self.remaining_samples == "unassigned"
+                    else state.samples_not_completed
+                ),
                 self.minimum_chunk,
                 self.maximum_chunk,
                 self.application,

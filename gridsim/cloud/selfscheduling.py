@@ -97,4 +97,5 @@ def build_self_scheduler(
         max_iterations=policy.max_iterations,
         new_pilot_rule=policy.new_pilot_rule,
         fit_points=policy.fit_points,
+        remaining_samples=policy.remaining_samples,
     )
