@@ -26,10 +26,10 @@ def test_tasks_without_noise_or_failures_last_exactly_what_the_model_predicts():
         assert record.finished
         tasks = pd.DataFrame(record.tasks)
         assert (tasks["outcome"] == "ok").all()
-        performance = application.constant_effort_w + tasks["samples"] * (
+        effort = application.constant_effort_w + tasks["samples"] * (
             application.sample_effort_w
         )
-        real_performance = performance / tasks["execution_s"]
+        real_performance = effort / tasks["execution_s"]
         realised = tasks["end_s"] - tasks["submit_s"]
         model = turnaround(
             tasks["samples"], real_performance, tasks["provider"].map(bandwidth),
