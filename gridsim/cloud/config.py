@@ -252,4 +252,9 @@ def policy_label(policy: EqualChunksPolicy | DyTSSPolicy) -> str:
     """Short, unique name of a policy with its parameters, used in the ``policy`` column."""
     if isinstance(policy, EqualChunksPolicy):
         return f"EqualChunks(E={policy.samples_per_task})"
-    return f"DyTSS(L={policy.L},M={policy.M})"
+    options = [f"L={policy.L}", f"M={policy.M}"]
+    defaults = DyTSSPolicy(name="DyTSS")
+    for option in ("max_iterations", "fit_points", "new_pilot_rule", "remaining_samples"):
+        if getattr(policy, option) != getattr(defaults, option):
+            options.append(f"{option}={getattr(policy, option)}")
+    return f"DyTSS({','.join(options)})"
