@@ -1,0 +1,177 @@
+"""Cloud experiments: consumes a validated :class:`CloudScenario` and a replication's
+``SeedSequence``, produces pandas tables (``runs``, ``tasks``, ``progress``) and their summary.
+
+This is the contract with gridsim's generic runner: ``run_replication`` runs every policy of the
+scenario on the same random instance (common random numbers), ``summarise`` turns the ``runs``
+rows of all replications into per-policy means with 95% confidence half-widths, and
+``paired_makespan_ratio`` compares two policies replication by replication.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from gridsim.cloud.config import CloudScenario, policy_label
+from gridsim.cloud.simulation import OUTCOME_OK, RunRecord, simulate
+from gridsim.cloud.statistics import confidence_half_width
+
+__all__ = [
+    "CloudScenario",
+    "load_scenario",
+    "paired_makespan_ratio",
+    "run_replication",
+    "summarise",
+]
+
+_KEYS = ("scenario", "replication", "policy")
+
+
+def load_scenario(path: str | Path) -> CloudScenario:
+    """Read and validate a YAML scenario of kind ``cloud``."""
+    with open(path, encoding="utf-8") as handle:
+        return CloudScenario.model_validate(yaml.safe_load(handle))
+
+
+def replication_seeds(
+    seed: np.random.SeedSequence,
+) -> tuple[np.random.SeedSequence, np.random.SeedSequence]:
+    """The instance and noise seeds of a replication, identical for every policy.
+
+    Spawning works on a copy, so calling this twice with the same ``seed`` gives the same pair.
+    """
+    base = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key)
+    instance_seed, noise_seed = base.spawn(2)
+    return instance_seed, noise_seed
+
+
+def _run_row(scenario: CloudScenario, record: RunRecord) -> dict[str, object]:
+    tasks = record.tasks
+    failed = [t for t in tasks if t["outcome"] != OUTCOME_OK]
+    completed = [t for t in tasks if t["outcome"] == OUTCOME_OK]
+    makespan = record.makespan_s
+    return {
+        "makespan_s": makespan,
+        "finished": record.finished,
+        "samples_requested": record.samples_requested,
+        "samples_completed": record.samples_completed,
+        "tasks": len(tasks),
+        "completed_tasks": len(completed),
+        "failed_tasks": len(failed),
+        "samples_lost_in_failures": int(sum(t["samples"] for t in failed)),
+        "mean_samples_per_task": (
+            float(np.mean([t["samples"] for t in completed])) if completed else np.nan
+        ),
+        "mean_pilots": record.pilot_seconds / makespan if makespan > 0 else np.nan,
+        "pilots_enrolled_total": record.pilots_enrolled_total,
+        "vms_requested": record.vms_requested,
+        "vm_requests_refused": record.vm_requests_refused,
+        "vm_start_failures": record.vm_start_failures,
+        "throughput_samples_per_s": record.samples_completed / makespan if makespan > 0 else 0.0,
+    }
+
+
+def run_replication(
+    scenario: CloudScenario, replication: int, seed: np.random.SeedSequence
+) -> dict[str, pd.DataFrame]:
+    """Run every policy of ``scenario`` on replication ``replication``'s random instance.
+
+    Args:
+        scenario: validated scenario of kind ``cloud``.
+        replication: index stored in the tables.
+        seed: this replication's seed; two child seeds (instance, noise) are spawned from a copy
+            and shared by all policies, so differences between policies are not sampling noise
+            of the instance.
+
+    Returns:
+        ``{"runs": one row per policy, "tasks": per-task trace, "progress": samples completed
+        and pilots enrolled after every change}``; every row carries ``scenario``,
+        ``replication`` and ``policy``. Same seed, same numbers, bit for bit.
+    """
+    instance_seed, noise_seed = replication_seeds(seed)
+    runs, tasks, progress = [], [], []
+    for policy in scenario.policies:
+        label = policy_label(policy)
+        keys = {"scenario": scenario.name, "replication": replication, "policy": label}
+        record = simulate(scenario, policy, instance_seed, noise_seed)
+        runs.append({**keys, **_run_row(scenario, record)})
+        task_table = pd.DataFrame.from_records(record.tasks, columns=_TASK_COLUMNS)
+        tasks.append(task_table.assign(**keys))
+        progress_table = pd.DataFrame(
+            record.progress, columns=["time_s", "samples_completed", "pilots"]
+        )
+        progress.append(progress_table.assign(**keys))
+    return {
+        "runs": pd.DataFrame(runs),
+        "tasks": _keys_first(pd.concat(tasks, ignore_index=True)),
+        "progress": _keys_first(pd.concat(progress, ignore_index=True)),
+    }
+
+
+_TASK_COLUMNS = [
+    "task_id",
+    "provider",
+    "pilot_id",
+    "samples",
+    "submit_s",
+    "start_s",
+    "end_s",
+    "outcome",
+    "predicted_turnaround_s",
+    "execution_s",
+]
+
+
+def _keys_first(table: pd.DataFrame) -> pd.DataFrame:
+    return table[[*_KEYS, *[c for c in table.columns if c not in _KEYS]]]
+
+
+def summarise(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per policy (and scenario): mean and 95% CI half-width of every numeric metric.
+
+    Returns:
+        One row per ``(scenario, policy)`` with ``replications`` and, for each numeric column
+        ``x`` of ``runs`` (``makespan_s`` first), ``x_mean`` and ``x_ci95``.
+    """
+    metrics = [
+        c
+        for c in runs.columns
+        if c not in _KEYS and pd.api.types.is_numeric_dtype(runs[c]) and runs[c].dtype != bool
+    ]
+    rows = []
+    for (scenario, policy), group in runs.groupby(["scenario", "policy"], sort=False):
+        row: dict[str, object] = {
+            "scenario": scenario,
+            "policy": policy,
+            "replications": len(group),
+        }
+        for metric in metrics:
+            values = group[metric].to_numpy(dtype=float)
+            row[f"{metric}_mean"] = float(np.mean(values))
+            row[f"{metric}_ci95"] = confidence_half_width(values)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def paired_makespan_ratio(runs: pd.DataFrame, baseline: str, policy: str) -> dict[str, float]:
+    """How much longer ``baseline`` lasts than ``policy``, paired over replications.
+
+    [RRM, Sec. 5.2] reports that runs without DyTSS "would last 8-13% more"; this is
+    ``makespan(baseline) / makespan(policy) - 1`` per replication, then its mean and 95% CI.
+    Also returns the reduction ``1 - makespan(policy) / makespan(baseline)``.
+    """
+    table = runs.pivot_table(index=["scenario", "replication"], columns="policy",
+                             values="makespan_s")
+    longer = (table[baseline] / table[policy] - 1.0).to_numpy()
+    shorter = (1.0 - table[policy] / table[baseline]).to_numpy()
+    return {
+        "replications": float(len(longer)),
+        "baseline_longer_mean": float(np.mean(longer)),
+        "baseline_longer_ci95": confidence_half_width(longer),
+        "reduction_mean": float(np.mean(shorter)),
+        "reduction_ci95": confidence_half_width(shorter),
+        "policy_better_share": float(np.mean(shorter > 0)),
+    }
