@@ -83,6 +83,15 @@ def run(scenario, replications, seed, jobs, out, quiet) -> None:
         c.removesuffix("_mean") for c in result.summary.columns if c.endswith("_mean")
     ]
     click.echo(format_summary(result.summary, keys, metrics))
+    if "paired" in result.tables:
+        click.echo("\npaired against the first policy, same replications (policy - baseline):")
+        for _, row in result.tables["paired"].iterrows():
+            click.echo(
+                f"  {row['policy']} vs {row['baseline']}: {row['metric']} "
+                f"{row['difference_mean']:+.4g} ± {row['difference_ci95']:.2g} "
+                f"({row['relative_mean']:+.2%} ± {row['relative_ci95']:.2%}), "
+                f"{int(row['pairs'])} pairs"
+            )
     click.echo(f"\nresults: {out}  ({result.metadata['replications_completed']} replications)")
     if result.status != "complete":
         _fail(f"run {result.status}: {result.error}; finished replications were written")

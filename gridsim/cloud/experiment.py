@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from gridsim.analysis.stats import confidence_half_width
 from gridsim.cloud.config import CloudScenario, policy_label
 from gridsim.cloud.simulation import OUTCOME_OK, RunRecord, simulate
-from gridsim.cloud.statistics import confidence_half_width
 
 __all__ = [
     "CloudScenario",
@@ -28,6 +28,12 @@ __all__ = [
 ]
 
 _KEYS = ("scenario", "replication", "policy")
+
+#: Columns `gridsim run` prints (the summary holds all of them).
+DISPLAY_METRICS = ["makespan_s", "samples_completed", "tasks", "failed_tasks", "mean_pilots"]
+#: `gridsim run` compares every policy with the first on this metric, replication by
+#: replication ([RRM, Sec. 5.2] reports how much longer runs without DyTSS last).
+PAIRED_METRIC = "makespan_s"
 
 
 def load_scenario(path: str | Path) -> CloudScenario:

@@ -29,6 +29,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 import gridsim
+from gridsim.analysis.stats import paired_comparison
 from gridsim.experiments.kinds import kind_module
 
 
@@ -96,6 +97,10 @@ def run_experiment(
     tables = _concat(collected)
     module = kind_module(scenario)
     summary = module.summarise(tables["runs"]) if "runs" in tables else pd.DataFrame()
+    paired_metric = getattr(module, "PAIRED_METRIC", None)
+    if paired_metric and "runs" in tables and tables["runs"]["policy"].nunique() > 1:
+        baseline = str(tables["runs"]["policy"].iloc[0])
+        tables["paired"] = paired_comparison(tables["runs"], paired_metric, baseline)
     metadata = {
         "scenario": scenario.name,
         "kind": scenario.kind,

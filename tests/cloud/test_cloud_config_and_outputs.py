@@ -9,6 +9,7 @@ from cloud_test_scenarios import small_scenario, small_scenario_document
 from matplotlib.figure import Figure
 from pydantic import ValidationError
 
+from gridsim.analysis.stats import confidence_half_width, student_t_quantile_975
 from gridsim.cloud.config import CloudScenario
 from gridsim.cloud.experiment import (
     load_scenario,
@@ -17,7 +18,6 @@ from gridsim.cloud.experiment import (
     summarise,
 )
 from gridsim.cloud.plots import plot_overhead, plot_production, plot_task_sizes
-from gridsim.cloud.statistics import confidence_half_width, student_t_quantile_975
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "cloud-federation-dytss.yaml"
 

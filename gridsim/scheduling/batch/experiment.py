@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
 
+from gridsim.analysis.stats import mean_interval
 from gridsim.scheduling.batch.cycle import find_alternatives
 from gridsim.scheduling.batch.optimise import (
     Combination,
@@ -37,8 +38,6 @@ from gridsim.workloads.batch_generators import (
 
 Goal = Literal["time", "cost"]
 
-#: z of the two-sided 95% normal interval; counted cycles number in the thousands.
-Z_95 = 1.959963984540054
 
 
 class _Section(BaseModel):
@@ -263,10 +262,8 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
             ("alternatives_per_job", group),
             ("jobs", group),
         ):
-            values = source[column].to_numpy(dtype=float)
-            row[f"{column}_mean"] = values.mean() if len(values) else np.nan
-            row[f"{column}_ci95"] = (
-                Z_95 * values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else np.nan
-            )
+            mean, half, _count = mean_interval(source[column].to_numpy(dtype=float))
+            row[f"{column}_mean"] = mean
+            row[f"{column}_ci95"] = half
         rows.append(row)
     return pd.DataFrame(rows)
