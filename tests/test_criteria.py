@@ -60,7 +60,7 @@ def test_multiple_best_parameters_are_validated():
     assert build_criterion({"name": "MultipleBest", "target": "DEP"}).label == (
         "MultipleBest(target=DEP)"
     )
-    assert build_criterion("MultipleBest").label == "MultipleBest"
+    assert build_criterion("MultipleBest").label == "MultipleBest(target=MaxQ)"
     with pytest.raises(CriterionError, match="target must name a criterion"):
         build_criterion({"name": "MultipleBest", "target": "Nope"})
     with pytest.raises(CriterionError, match="target must name a criterion"):

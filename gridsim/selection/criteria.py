@@ -422,6 +422,13 @@ class MultipleBest(Criterion):
         if self.max_alternatives < 1:
             raise ValueError("max_alternatives must be at least 1")
 
+    @property
+    def label(self) -> str:
+        extra = ""
+        if self.max_alternatives != 1000:
+            extra = f", max_alternatives={self.max_alternatives}"
+        return f"MultipleBest(target={self.target}{extra})"
+
     def alternatives(self, profile: Profile, request: Request) -> list[Window]:
         scratch = profile.copy()
         first_fit = FirstFit()

@@ -15,6 +15,7 @@ the number of subsets).
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 
 import numpy as np
@@ -28,11 +29,16 @@ def best_subset(
     costs: Sequence[float] | np.ndarray,
     count: int,
     budget: float,
+    floor: float = float("-inf"),
 ) -> tuple[int, ...] | None:
     """Indices of ``count`` items maximising ``sum(values)`` with ``sum(costs) <= budget``.
 
     Ties in value go to the cheaper subset; costs are added in index order, so the total the
     caller recomputes in that order is exactly the total checked against the budget.
+
+    ``floor`` (branch and bound): only subsets worth more than ``floor`` are of interest, so
+    partial subsets that cannot exceed it even with the best remaining items are dropped; the
+    result is ``None`` when no subset exceeds it.
     """
     values = [float(v) for v in values]
     costs = [float(c) for c in costs]
@@ -41,6 +47,8 @@ def best_subset(
         return () if budget >= 0 else None
     if count > m:
         return None
+    # best_after[i][r]: the largest sum of r values among items i.. (for the floor test).
+    best_after = _best_sums_after(values, count) if floor > float("-inf") else None
     # fronts[k]: Pareto front for subsets of size k, sorted by cost with increasing value.
     fronts: list[list[_State]] = [[(0.0, 0.0, None)]] + [[] for _ in range(count)]
     for i in range(m):
@@ -58,7 +66,13 @@ def best_subset(
             ]
             if extended:
                 fronts[k] = _merge_fronts(fronts[k], extended)
-    if not fronts[count]:
+        if best_after is not None:
+            rest = best_after[i + 1]
+            for k in range(count):
+                if fronts[k]:
+                    need = floor - rest[count - k]
+                    fronts[k] = [state for state in fronts[k] if state[1] > need]
+    if not fronts[count] or fronts[count][-1][1] <= floor:
         return None
     _cost, _value, chosen = fronts[count][-1]
     indices = []
@@ -66,6 +80,22 @@ def best_subset(
         index, chosen = chosen
         indices.append(index)
     return tuple(reversed(indices))
+
+
+def _best_sums_after(values: list[float], count: int) -> list[list[float]]:
+    """``table[i][r]``: the largest sum of ``r`` values among ``values[i:]`` (-inf if none)."""
+    m = len(values)
+    table = [[0.0] + [float("-inf")] * count for _ in range(m + 1)]
+    top: list[float] = []  # the largest ``count`` values seen so far, descending
+    for i in range(m - 1, -1, -1):
+        bisect.insort(top, -values[i])
+        del top[count:]
+        running = 0.0
+        row = table[i]
+        for r, negative in enumerate(top, start=1):
+            running -= negative
+            row[r] = running
+    return table
 
 
 def _merge_fronts(first: list[_State], second: list[_State]) -> list[_State]:

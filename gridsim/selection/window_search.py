@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from gridsim.selection.criteria import Criterion
 
 _NEG = -np.inf
+#: Rows whose Lagrangian bound is computed together (amortises NumPy call overhead).
+_LAGRANGE_BLOCK = 32
 
 
 @dataclass(frozen=True)
@@ -258,23 +260,26 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> 
     """Exact subset allocation at every step whose bound can still beat ``incumbent``.
 
     ``values`` is a (rows, cols) array of the columns' ``z`` at each step and
-    ``sigma_values`` the (rows,) ``z`` of sigma itself. Rows are visited by their Lagrangian
-    bound (:func:`lagrangian_bounds`); the subset programme runs only when the best
-    ``count`` columns by value break the budget.
+    ``sigma_values`` the (rows,) ``z`` of sigma itself. Rows are visited by their
+    budget-free bound; a row whose best ``count`` columns fit the budget is solved by them;
+    otherwise its Lagrangian bound (:func:`lagrangian_bounds`) is tried before the subset
+    programme, which itself prunes against the incumbent.
     """
     rows = len(step.start)
     masked = np.where(step.member, values, _NEG)
     if count:
         top = np.argpartition(-masked, count - 1, axis=1)[:, :count]
         top_cost = np.take_along_axis(step.cost, top, axis=1).sum(axis=1)
-        bound = sigma_values + lagrangian_bounds(masked, step.cost, count, step.budget_left)
+        bound = sigma_values + np.take_along_axis(masked, top, axis=1).sum(axis=1)
     else:
         top = np.empty((rows, 0), dtype=np.int64)
         bound = sigma_values.copy()
         top_cost = np.zeros(rows)
     bound = np.where(step.budget_left >= 0, bound, _NEG)
     best = incumbent
-    for row in np.lexsort((np.arange(rows), -bound)):
+    order = np.lexsort((np.arange(rows), -bound))
+    relaxed = np.full(rows, np.nan)  # Lagrangian bounds, computed a block of rows at a time
+    for position, row in enumerate(order):
         row = int(row)
         if not np.isfinite(bound[row]):
             break
@@ -287,9 +292,17 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> 
             picks = top[row]
         else:
             members = np.flatnonzero(step.member[row])
-            chosen = best_subset(
-                values[row, members], step.cost[row, members], count, step.budget_left[row]
-            )
+            row_values, row_costs = values[row, members], step.cost[row, members]
+            floor = -np.inf if best is None else best.key[0] - float(sigma_values[row]) - 1e-9
+            if best is not None:
+                if np.isnan(relaxed[row]):
+                    block = order[position : position + _LAGRANGE_BLOCK]
+                    relaxed[block] = lagrangian_bounds(
+                        masked[block], step.cost[block], count, step.budget_left[block]
+                    )
+                if relaxed[row] <= floor:
+                    continue
+            chosen = best_subset(row_values, row_costs, count, step.budget_left[row], floor)
             if chosen is None:
                 continue
             picks = members[list(chosen)]
