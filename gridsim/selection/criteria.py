@@ -275,7 +275,7 @@ class _Additive(Criterion):
         if self.lite:
 
             def score_rows(s, picks, total):
-                return sigma_values + np.take_along_axis(values, picks, axis=1).sum(axis=1)
+                return sigma_values + np.where(picks, values, 0.0).sum(axis=1)
 
             return choose_cheapest(step, count, score_rows)
         return choose_optimal(step, count, values, sigma_values, incumbent)

@@ -181,9 +181,11 @@ def _steps(slots: Candidates, sigmas: np.ndarray, runtime: np.ndarray, request: 
     if not enough.any():
         return None
     member = member[enough]
-    used = member.any(axis=0)
-    if request.n > 1:
-        member, columns = member[:, used], columns[used]
+    # Keep the columns some row can use, cheapest first: cost is runtime x price, so the
+    # cheapest members of every row are then its first members (see _Step.cheapest).
+    used = np.flatnonzero(member.any(axis=0))
+    used = used[np.argsort(slots.price[columns[used]], kind="stable")]
+    member, columns = member[:, used], columns[used]
     row_sigma, row_runtime, row_start = row_sigma[enough], row_runtime[enough], row_start[enough]
     return _Step(
         slots=slots,
@@ -219,16 +221,19 @@ class _Step:
         return (value, secondary, perf, -float(self.start[row]))
 
     def cheapest(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per row: the ``count`` cheapest member columns, their cost and affordability."""
-        costs = np.where(self.member, self.cost, np.inf)
-        if count == 0:
-            picks = np.empty((len(self.start), 0), dtype=np.int64)
-        else:
-            picks = np.argpartition(costs, count - 1, axis=1)[:, :count]
-        total = np.take_along_axis(costs, picks, axis=1).sum(axis=1)
-        return picks, total, total <= self.budget_left
+        """Per row: the ``count`` cheapest members (a boolean mask), their cost, affordability.
+
+        Columns are sorted by price, so they are the first ``count`` members of the row.
+        """
+        chosen = self.member & (np.cumsum(self.member, axis=1) <= count)
+        total = self.runtime * (chosen @ self.slots.price[self.columns])
+        return chosen, total, total <= self.budget_left
 
     def choice(self, row: int, value: float, secondary: float, picks) -> _Choice:
+        """The window of ``row`` with the chosen columns (indices, or a boolean mask)."""
+        picks = np.asarray(picks)
+        if picks.dtype == bool:
+            picks = np.flatnonzero(picks)
         others = tuple(sorted(int(self.columns[p]) for p in picks))
         return _Choice(
             self.key(row, value, secondary),
@@ -242,7 +247,8 @@ class _Step:
 def choose_cheapest(step: _Step, count: int, score_rows, secondary_rows=None) -> _Choice | None:
     """Take the cheapest affordable subset at every step; keep the row with the best key.
 
-    ``score_rows(step, picks, total)`` gives each row's window value for its cheapest picks,
+    ``score_rows(step, chosen, total)`` gives each row's window value for its cheapest
+    members (``chosen``: a boolean rows x columns mask),
     ``secondary_rows(total)`` an optional tie-break value.
     """
     picks, total, affordable = step.cheapest(count)
