@@ -191,8 +191,9 @@ class Profile:
                 raise ValueError(
                     f"node {node_id} is not free over [{window.start}, {window.finish})"
                 )
-        for node_id in window.nodes:
-            self.occupy(node_id, window.start, window.finish)
+        self.occupy_updating_table(
+            (node_id, window.start, window.finish) for node_id in window.nodes
+        )
 
     def release(self, node_id: int, start: float, end: float) -> None:
         """Give ``[start, end)`` of a node back, merging it with touching free intervals."""

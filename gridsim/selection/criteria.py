@@ -98,7 +98,12 @@ class Criterion:
     def search(self, profile: Profile, request: Request) -> Window | None:
         return find_window(profile.slot_table(), request, self)
 
-    def sigma_bounds(self, slots, sigmas, runtimes, request) -> np.ndarray:
+    def sigma_bounds(self, slots, sigmas, runtimes, request, joinable) -> np.ndarray:
+        """Optimistic value of the best window whose slowest slot is each sigma.
+
+        ``joinable`` (:class:`~gridsim.selection.window_search.Joinable`) says which slots can
+        join each sigma within the budget; sigmas that cannot form a window get ``-inf``.
+        """
         raise NotImplementedError
 
     def choose(self, step, count, incumbent):
@@ -118,8 +123,8 @@ class _WindowLevel(Criterion):
     def value(self, start, runtime):
         raise NotImplementedError
 
-    def sigma_bounds(self, slots, sigmas, runtimes, request):
-        return self.value(slots.start[sigmas], runtimes)
+    def sigma_bounds(self, slots, sigmas, runtimes, request, joinable):
+        return np.where(joinable.affordable, self.value(slots.start[sigmas], runtimes), -np.inf)
 
     def choose(self, step, count, incumbent):
         return choose_cheapest(step, count, lambda s, picks, total: self.value(s.start, s.runtime))
@@ -193,19 +198,11 @@ class _Additive(Criterion):
         """An upper bound of ``z`` over window starts in ``[lo, hi]``."""
         raise NotImplementedError
 
-    def sigma_bounds(self, slots: Candidates, sigmas, runtimes, request):
+    def sigma_bounds(self, slots: Candidates, sigmas, runtimes, request, joinable):
         """z bound of sigma plus the n-1 best bounds among slots that can join it."""
-        perf = slots.performance
         runtime = runtimes[:, None]
-        # A slot can join sigma if it is fast enough and overlaps sigma's range of starts
-        # by at least the runtime.
-        can_join = (
-            (perf[None, :] >= perf[sigmas][:, None])
-            & (slots.start[None, :] <= (slots.end[sigmas] - runtimes)[:, None])
-            & (slots.end[None, :] >= slots.start[sigmas][:, None] + runtime)
-            & (slots.end[None, :] - slots.start[None, :] >= runtime * (1 - 1e-12))
-        )
-        can_join[np.arange(len(sigmas)), sigmas] = False
+        can_join, affordable = joinable.can_join, joinable.affordable
+        others = request.n - 1
         # Starts sigma allows, cut to those the joining slot allows.
         lo = np.maximum(slots.start[sigmas][:, None], slots.start[None, :])
         hi = np.minimum((slots.end[sigmas] - runtimes)[:, None], slots.end[None, :] - runtime)
@@ -218,18 +215,6 @@ class _Additive(Criterion):
             lo,
             np.maximum(lo, hi),
         )
-        others = request.n - 1
-        budget_left = request.budget - runtimes * slots.price[sigmas]
-        affordable = budget_left >= 0
-        if others:
-            # A slot joins only if it, with the n-2 cheapest joiners, fits the budget left.
-            cost = np.where(can_join, runtime * slots.price[None, :], np.inf)
-            cheapest = np.partition(cost, others - 1, axis=1)[:, :others]
-            total = cheapest.sum(axis=1)
-            affordable &= total <= budget_left
-            with np.errstate(invalid="ignore"):  # inf - inf where fewer than n-1 can join
-                rest_cost = np.where(affordable, total - cheapest.max(axis=1), np.inf)
-            can_join &= cost + rest_cost[:, None] <= budget_left[:, None]
         z = np.where(can_join, np.broadcast_to(z, can_join.shape), -np.inf)
         if others:
             top = -np.partition(-z, others - 1, axis=1)[:, :others]

@@ -96,9 +96,12 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
     sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
     if len(sigmas) == 0:
         return None
-    bounds = criterion.sigma_bounds(slots, sigmas, runtime[sigmas], request)
-    # Visit the most promising sigma first: bound, then faster group, then earlier start.
+    joinable = Joinable.of(slots, sigmas, runtime[sigmas], request)
+    bounds = criterion.sigma_bounds(slots, sigmas, runtime[sigmas], request, joinable)
+    # Visit the most promising sigma first: bound, then faster group, then earlier start;
+    # sigmas that cannot form an affordable window are dropped.
     order = np.lexsort((slots.start[sigmas], -slots.performance[sigmas], -bounds))
+    order = order[np.isfinite(bounds[order])]
     sigmas, bounds = sigmas[order], bounds[order]
     best: _Choice | None = None
     position, batch = 0, 1
@@ -128,6 +131,44 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
         # the first one settles the search.
         batch = min(2 * batch, criterion.batch_limit)
     return None if best is None else _build_window(slots, best, request)
+
+
+@dataclass(frozen=True)
+class Joinable:
+    """Which slots can join each candidate slowest slot ``sigma``, within the budget.
+
+    A slot can join ``sigma`` if it is at least as fast, long enough for the task, and
+    overlaps the range of starts ``sigma`` allows by the runtime. Affordability: ``sigma``
+    plus its ``n - 1`` cheapest joiners must fit the budget, and a joiner must fit it together
+    with ``sigma`` and the ``n - 2`` cheapest joiners. Cost: O(sigmas x slots).
+    """
+
+    can_join: np.ndarray  # (sigmas, slots) bool
+    affordable: np.ndarray  # (sigmas,) bool
+
+    @classmethod
+    def of(cls, slots: Candidates, sigmas, runtimes, request: Request) -> Joinable:
+        perf = slots.performance
+        runtime = runtimes[:, None]
+        can_join = (
+            (perf[None, :] >= perf[sigmas][:, None])
+            & (slots.start[None, :] <= (slots.end[sigmas] - runtimes)[:, None])
+            & (slots.end[None, :] >= slots.start[sigmas][:, None] + runtime)
+            & (slots.end[None, :] - slots.start[None, :] >= runtime * (1 - 1e-12))
+        )
+        can_join[np.arange(len(sigmas)), sigmas] = False
+        others = request.n - 1
+        budget_left = request.budget - runtimes * slots.price[sigmas]
+        affordable = budget_left >= 0
+        if others:
+            cost = np.where(can_join, runtime * slots.price[None, :], np.inf)
+            cheapest = np.partition(cost, others - 1, axis=1)[:, :others]
+            total = cheapest.sum(axis=1)
+            affordable &= total <= budget_left
+            with np.errstate(invalid="ignore"):  # inf - inf where fewer than n-1 can join
+                rest_cost = np.where(affordable, total - cheapest.max(axis=1), np.inf)
+            can_join &= cost + rest_cost[:, None] <= budget_left[:, None]
+        return cls(can_join, affordable)
 
 
 def _beats(key, bounds, secondary_bound, performance, start) -> np.ndarray:
@@ -171,6 +212,11 @@ def _steps(slots: Candidates, sigmas: np.ndarray, runtime: np.ndarray, request: 
         return None
     row_start = slots.start[row_step]
     columns = np.arange(int(row_step.max()) + 1)
+    # Only slots that some row could use: fast enough and still free at some row's finish.
+    columns = columns[
+        (perf[columns] >= perf[row_sigma].min())
+        & (slots.end[columns] >= (row_start + row_runtime).min() * (1 - 1e-15))
+    ]
     member = (
         (columns[None, :] <= row_step[:, None])
         & (perf[columns][None, :] >= perf[row_sigma][:, None])
