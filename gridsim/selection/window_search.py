@@ -261,6 +261,8 @@ def lagrangian_bounds(values: np.ndarray, costs: np.ndarray, count: int, budget:
     geometric grid of multipliers is kept. ``values`` is (rows, cols) with ``-inf`` for
     non-members; ``costs`` is (cols,).
     """
+    if not np.isfinite(budget):  # no budget: the unconstrained top ``count`` is the optimum
+        return -np.partition(-values, count - 1, axis=1)[:, :count].sum(axis=1)
     finite = np.isfinite(values)
     scale = np.abs(values[finite]).mean() / max(costs.mean(), 1e-12) if finite.any() else 1.0
     multipliers = np.concatenate(([0.0], max(scale, 1e-12) * 2.0 ** np.arange(-6, 7)))
