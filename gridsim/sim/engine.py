@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from heapq import heappush
 
 import simpy
 from simpy.events import Event
@@ -52,14 +53,27 @@ class Instance:
     jobs: tuple[Job, ...]
 
 
-class _Phased(Event):
-    """An event that fires after ``delay`` in a given same-time ``phase`` (like a Timeout)."""
+class _Environment(simpy.Environment):
+    """SimPy's environment plus scheduling at an absolute time.
 
-    def __init__(self, env: simpy.Environment, delay: float, phase: int, value) -> None:
+    ``Environment.schedule`` takes a delay and stores ``now + delay``; in floating point that
+    sum cannot always equal the intended time, and one ulp would let a start at ``t`` overtake
+    a completion at ``t``. The heap entry has the same layout SimPy uses: (time, priority,
+    insertion id, event).
+    """
+
+    def schedule_at(self, event: Event, phase: int, time: float) -> None:
+        heappush(self._queue, (max(time, self._now), phase, next(self._eid), event))
+
+
+class _Phased(Event):
+    """An event that fires at ``time`` in a given same-time ``phase`` (like a Timeout)."""
+
+    def __init__(self, env: _Environment, time: float, phase: int, value) -> None:
         super().__init__(env)
         self._ok = True
         self._value = value
-        env.schedule(self, phase, max(0.0, delay))
+        env.schedule_at(self, phase, time)
 
 
 class Engine:
@@ -68,7 +82,7 @@ class Engine:
     def __init__(self, instance: Instance, scheduler: ConservativeBackfilling) -> None:
         self.instance = instance
         self.scheduler = scheduler
-        self.env = simpy.Environment()
+        self.env = _Environment()
         self.trace = Trace(instance.nodes)
         self._version: dict[int, int] = {}
         self._occupant: list[int | None] = [None] * len(instance.nodes)
@@ -89,7 +103,7 @@ class Engine:
     # -- scheduling of events --------------------------------------------------------------
 
     def _at(self, time: float, phase: int, handler, value) -> None:
-        event = _Phased(self.env, time - self.env.now, phase, value)
+        event = _Phased(self.env, time, phase, value)
         event.callbacks.append(lambda event: handler(event.value))
 
     def _plan_starts(self, windows: dict[int, Window]) -> None:
