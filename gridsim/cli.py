@@ -118,3 +118,30 @@ def policies() -> None:
     width = max(len(name) for name, _ in rows)
     for name, summary in rows:
         click.echo(f"{name.ljust(width)}  {summary}")
+
+
+@main.command()
+@click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--policy", required=True, help="Policy label, e.g. CoP.")
+@click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
+@click.option("--output", "-o", type=click.Path(path_type=Path), required=True,
+              help="Image file (.png, .svg, .pdf).")  # fmt: skip
+def gantt(results, policy, replication, queue_size, output) -> None:
+    """Draw the Gantt chart of one run of a job-flow RESULTS folder."""
+    import pandas as pd
+
+    from gridsim.analysis.gantt import gantt as draw
+    from gridsim.analysis.gantt import select_run
+
+    path = results / "tasks.parquet"
+    if not path.exists():
+        _fail(f"{path} not found (gantt needs the results of a jobflow scenario)")
+    try:
+        tasks = select_run(pd.read_parquet(path), policy, replication, queue_size)
+    except ValueError as error:
+        _fail(str(error))
+    size = f", {queue_size} jobs" if queue_size else ""
+    figure = draw(tasks, title=f"{results.name}: {policy}, replication {replication}{size}")
+    figure.savefig(output, dpi=150)
+    click.echo(f"wrote {output}")

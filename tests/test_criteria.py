@@ -191,7 +191,8 @@ def test_max_q_has_at_least_the_q_of_max_q_lite_and_of_multiple_best(seed):
     assert best >= q_of(multiple, profile.nodes) - 1e-9
 
 
-OTHERS = [name for name in sorted(CRITERIA) if name != "MinCost"] + [
+# BFshort plans a 1% shorter runtime, so it may be cheaper than any window of the request.
+OTHERS = [name for name in sorted(CRITERIA) if name not in ("MinCost", "BFshort")] + [
     {"name": "MultipleBest", "target": "MinCost"}
 ]
 

@@ -1,0 +1,1 @@
+"""Scheduling policies: pure planning code (no clock, no SimPy)."""

@@ -190,11 +190,19 @@ class _Additive(Criterion):
 
     lite: ClassVar[bool] = False
 
-    def slot_values(self, slot_start, slot_end, q, cost, start, runtime) -> np.ndarray:
-        """``z`` of slots (broadcast) for windows starting at ``start``."""
+    def slot_values(
+        self, slot_start, slot_end, q, cost, start, runtime, performance=None
+    ) -> np.ndarray:
+        """``z`` of slots (broadcast) for windows starting at ``start``.
+
+        ``performance`` is the slot's node performance (PAST and CoP use it; the others
+        ignore it).
+        """
         raise NotImplementedError
 
-    def slot_value_bound(self, slot_start, slot_end, q, cost, runtime, lo, hi) -> np.ndarray:
+    def slot_value_bound(
+        self, slot_start, slot_end, q, cost, runtime, lo, hi, performance=None
+    ) -> np.ndarray:
         """An upper bound of ``z`` over window starts in ``[lo, hi]``."""
         raise NotImplementedError
 
@@ -214,6 +222,7 @@ class _Additive(Criterion):
             runtime,
             lo,
             np.maximum(lo, hi),
+            performance=slots.performance[None, :],
         )
         z = np.where(can_join, np.broadcast_to(z, can_join.shape), -np.inf)
         if others:
@@ -229,6 +238,7 @@ class _Additive(Criterion):
             runtimes,
             slots.start[sigmas],
             slots.end[sigmas] - runtimes,
+            performance=slots.performance[sigmas],
         )
         return own + rest
 
@@ -242,6 +252,7 @@ class _Additive(Criterion):
             step.cost,
             start,
             step.runtime[:, None],
+            performance=s.performance[cols][None, :],
         )
         values = np.broadcast_to(values, step.member.shape)
         sig = step.sigma
@@ -252,6 +263,7 @@ class _Additive(Criterion):
             step.runtime * s.price[sig],
             step.start,
             step.runtime,
+            performance=s.performance[sig],
         )
         return values, np.broadcast_to(sigma_values, step.start.shape)
 
@@ -270,7 +282,10 @@ class _Additive(Criterion):
         slot_end = np.array([s.end for s in window.slots])
         q = np.array([nodes[i].q for i in window.nodes])
         cost = np.array([window.runtime * nodes[i].price for i in window.nodes])
-        z = self.slot_values(slot_start, slot_end, q, cost, window.start, window.runtime)
+        performance = np.array([nodes[i].performance for i in window.nodes])
+        z = self.slot_values(
+            slot_start, slot_end, q, cost, window.start, window.runtime, performance=performance
+        )
         return float(np.sum(np.broadcast_to(z, slot_start.shape)))
 
 
@@ -297,10 +312,12 @@ def _additive(
 
     @dataclass(frozen=True)
     class _Criterion(_Additive):
-        def slot_values(self, slot_start, slot_end, q, cost, start, runtime):
+        def slot_values(self, slot_start, slot_end, q, cost, start, runtime, performance=None):
             return values(slot_start, slot_end, q, cost, start, runtime)
 
-        def slot_value_bound(self, slot_start, slot_end, q, cost, runtime, lo, hi):
+        def slot_value_bound(
+            self, slot_start, slot_end, q, cost, runtime, lo, hi, performance=None
+        ):
             return bound(slot_start, slot_end, q, cost, runtime, lo, hi)
 
     _Criterion.name = name
@@ -441,3 +458,7 @@ class MultipleBest(Criterion):
 
     def score(self, window, nodes):
         return build_criterion(self.target).score(window, nodes)
+
+
+# Job-flow placement criteria (BFstart, BFfinish, BFshort, PAST, CoP) register themselves.
+from gridsim.selection import placement as _placement  # noqa: E402, F401

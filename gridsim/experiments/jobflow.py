@@ -1,0 +1,214 @@
+"""Scenario kind ``jobflow``: a job flow under conservative backfilling, one run per policy
+[TY20, Sec. 4.2].
+
+Consumes a :class:`JobFlowScenario`; per replication and queue size it draws one instance
+(nodes, local load, jobs, runtime factors, arrival draws) and simulates every policy on that
+same instance (common random numbers). Produces three tables, each with ``queue_size``,
+``policy`` and ``replication`` columns: ``runs`` (one row per simulation, metrics of
+:mod:`gridsim.analysis.jobflow_stats`), ``jobs`` and ``tasks`` (the traces of
+:mod:`gridsim.sim.trace`).
+
+Arrival models: ``static`` (the whole queue at time 0), ``uniform`` (``U[0, span]``), ``list``
+(given times), and ``static_makespan_fraction``: ``U[0, fraction * M]`` where ``M`` is the
+makespan of the reference policy on the same instance with a static queue -- our reading of
+[TY20, Table 3] "arrivals over half of the makespan of the first experiment" (docs/jobflow.md).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import Field, field_validator, model_validator
+
+from gridsim.analysis.jobflow_stats import RUN_METRICS, add_advantage, run_metrics
+from gridsim.analysis.stats import summarise_by
+from gridsim.config import Range, ScenarioBase, Strict
+from gridsim.experiments.window_search import EnvironmentConfig, LoadConfig
+from gridsim.scheduling.backfilling import Job
+from gridsim.selection.criteria import CriterionError, build_criterion
+from gridsim.sim.engine import Instance, simulate
+from gridsim.workloads.environment import generate_environment
+
+METRICS = [*RUN_METRICS, "finish_advantage_pct", "sim_time_s"]
+#: Columns `gridsim run` prints (all of METRICS are in summary.csv).
+DISPLAY_METRICS = ["mean_finish", "finish_advantage_pct", "makespan", "mean_wait",
+                   "mean_bounded_slowdown", "mean_cost", "utilisation"]  # fmt: skip
+
+
+class JobsConfig(Strict):
+    """How jobs are drawn [TY20, Sec. 4.2]: ``n`` and ``volume`` uniform."""
+
+    n: tuple[int, int] = (1, 8)
+    volume: Range = Range(low=60, high=1200)
+    budget: float = Field(math.inf, gt=0)
+    min_performance: float = Field(0.0, ge=0)
+    runtime_factor: Range = Range(low=1, high=1)
+
+    @field_validator("n")
+    @classmethod
+    def _sizes(cls, value: tuple[int, int]) -> tuple[int, int]:
+        if value[0] < 1 or value[1] < value[0]:
+            raise ValueError(f"expected [low, high] with 1 <= low <= high, got {list(value)}")
+        return value
+
+    @field_validator("runtime_factor", "volume")
+    @classmethod
+    def _positive(cls, value: Range) -> Range:
+        if value.low <= 0:
+            raise ValueError(f"must be positive, got low={value.low}")
+        return value
+
+
+class ArrivalsConfig(Strict):
+    model: Literal["static", "uniform", "list", "static_makespan_fraction"] = "static"
+    span: float | None = Field(None, gt=0)
+    times: list[float] | None = None
+    fraction: float = Field(0.5, gt=0)
+    reference_policy: str = "BFfinish"
+
+    @model_validator(mode="after")
+    def _complete(self) -> ArrivalsConfig:
+        if self.model == "uniform" and self.span is None:
+            raise ValueError("model uniform needs span (time units)")
+        if self.model == "list" and not self.times:
+            raise ValueError("model list needs times")
+        if self.times and min(self.times) < 0:
+            raise ValueError("arrival times must be >= 0")
+        return self
+
+
+def _default_environment() -> EnvironmentConfig:
+    return EnvironmentConfig(
+        nodes=32, performance=Range(low=2, high=16), local_load=LoadConfig(max_utilisation=0)
+    )
+
+
+class JobFlowScenario(ScenarioBase):
+    kind: Literal["jobflow"]
+    environment: EnvironmentConfig = Field(default_factory=_default_environment)
+    jobs: JobsConfig = JobsConfig()
+    arrivals: ArrivalsConfig = ArrivalsConfig()
+    queue_sizes: list[int] = Field(min_length=1)
+    priority: Literal["fcfs", "sjf"] = "fcfs"
+    policies: list[str | dict[str, Any]] = Field(min_length=1)
+    baseline: str = "BFfinish"
+    slowdown_threshold: float = Field(10.0, gt=0)
+
+    @field_validator("queue_sizes")
+    @classmethod
+    def _sizes(cls, value: list[int]) -> list[int]:
+        if min(value) < 1 or len(set(value)) != len(value):
+            raise ValueError(f"expected distinct positive queue sizes, got {value}")
+        return value
+
+    @field_validator("policies")
+    @classmethod
+    def _known(cls, value: list[str | dict[str, Any]]) -> list[str | dict[str, Any]]:
+        labels = set()
+        for index, spec in enumerate(value):
+            try:
+                label = build_criterion(spec).label
+            except CriterionError as error:
+                raise ValueError(f"policy {index}: {error}") from None
+            if label in labels:
+                raise ValueError(f"policy {index}: {label} is listed twice")
+            labels.add(label)
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> JobFlowScenario:
+        labels = [c.label for c in self.criteria()]
+        if self.baseline not in labels:
+            raise ValueError(f"baseline {self.baseline!r} is not one of the policies {labels}")
+        times = self.arrivals.times
+        if self.arrivals.model == "list" and times and len(times) < max(self.queue_sizes):
+            raise ValueError(f"arrivals.times has {len(times)} times, fewer than the queue")
+        try:
+            build_criterion(self.arrivals.reference_policy)
+        except CriterionError as error:
+            raise ValueError(f"arrivals.reference_policy: {error}") from None
+        return self
+
+    def criteria(self):
+        return [build_criterion(spec) for spec in self.policies]
+
+
+def generate_instance(
+    scenario: JobFlowScenario, queue_size: int, rng: np.random.Generator
+) -> tuple[Instance, np.ndarray]:
+    """Nodes, local load and ``queue_size`` jobs with static arrivals, plus U[0,1) arrival
+    draws (scaled by the arrival model). Draw order is fixed: environment, n, volume,
+    runtime factor, arrival draws.
+    """
+    environment = generate_environment(scenario.environment.spec(), rng)
+    spec = scenario.jobs
+    sizes = rng.integers(spec.n[0], spec.n[1] + 1, size=queue_size)
+    volumes = rng.uniform(*spec.volume.as_tuple(), size=queue_size)
+    factors = rng.uniform(*spec.runtime_factor.as_tuple(), size=queue_size)
+    draws = rng.uniform(0.0, 1.0, size=queue_size)
+    jobs = tuple(
+        Job(i, 0.0, int(sizes[i]), float(volumes[i]), spec.budget, spec.min_performance,
+            float(factors[i]))
+        for i in range(queue_size)
+    )  # fmt: skip
+    return Instance(environment.nodes, environment.busy, jobs), draws
+
+
+def with_arrivals(scenario: JobFlowScenario, instance: Instance, draws: np.ndarray) -> Instance:
+    """The instance with arrival times from the scenario's arrival model."""
+    arrivals = scenario.arrivals
+    if arrivals.model == "static":
+        return instance
+    if arrivals.model == "list":
+        times = np.asarray(arrivals.times[: len(instance.jobs)], dtype=float)
+    elif arrivals.model == "uniform":
+        times = draws * arrivals.span
+    else:
+        static = simulate(instance, build_criterion(arrivals.reference_policy), scenario.priority)
+        makespan = max(record["finish"] for record in static.job_records())
+        times = draws * arrivals.fraction * makespan
+    jobs = tuple(
+        Job(job.id, float(t), job.n, job.volume, job.budget, job.min_performance,
+            job.runtime_factor)
+        for job, t in zip(instance.jobs, times, strict=True)
+    )  # fmt: skip
+    return Instance(instance.nodes, instance.busy, jobs)
+
+
+def run_replication(
+    scenario: JobFlowScenario, replication: int, seed: np.random.SeedSequence
+) -> dict[str, pd.DataFrame]:
+    """Every policy on the instance of this replication, for every queue size."""
+    runs, jobs, tasks = [], [], []
+    for queue_size in scenario.queue_sizes:
+        child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, queue_size))
+        instance, draws = generate_instance(scenario, queue_size, np.random.default_rng(child))
+        instance = with_arrivals(scenario, instance, draws)
+        labels = dict(scenario=scenario.name, queue_size=queue_size, replication=replication)
+        for criterion in scenario.criteria():
+            began = time.perf_counter()
+            trace = simulate(instance, criterion, scenario.priority)
+            elapsed = time.perf_counter() - began
+            job_table = pd.DataFrame(trace.job_records())
+            task_table = pd.DataFrame(trace.task_records())
+            metrics = run_metrics(
+                job_table, task_table, len(instance.nodes), scenario.slowdown_threshold
+            )
+            runs.append({**labels, "policy": criterion.label, **metrics, "sim_time_s": elapsed})
+            jobs.append(job_table.assign(policy=criterion.label, **labels))
+            tasks.append(task_table.assign(policy=criterion.label, **labels))
+    run_table = add_advantage(pd.DataFrame(runs), scenario.baseline)
+    return {
+        "runs": run_table,
+        "jobs": pd.concat(jobs, ignore_index=True),
+        "tasks": pd.concat(tasks, ignore_index=True),
+    }
+
+
+def summarise(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per queue size and policy: mean and 95% CI of every metric."""
+    return summarise_by(runs, ["queue_size", "policy"], METRICS)

@@ -1,0 +1,221 @@
+"""Job-flow placement criteria [TY20, Sec. 4.1]: BFstart, BFfinish, BFshort, PAST and CoP.
+
+Consumes the candidate slots of the general window search; produces per-slot values ``z_i``
+(the search maximises ``Z = sum z_i``). Registered in :data:`gridsim.selection.criteria.CRITERIA`
+when that module is imported. Constants default to [TY20, Table 1] (``configs/past-cop.yaml``)
+and are fields, so a scenario may override them: ``{name: CoP, epsilon1: 0.05}``.
+
+Neighbour distances of a slot used by a window starting at ``t`` with runtime ``T``:
+``L_left = t - slot_start`` (time since the previous task on the node ended, or since the
+profile's horizon start, i.e. the simulation start) and ``L_right = slot_end - (t + T)`` (time to
+the next task). On a free tail with no next task ``slot_end`` is infinite, so ``L_right = +inf``:
+rules of the form ``L_right > T`` hold, ``L_right < x`` do not, and PAST's penalty
+``-alpha2 * L_right`` is taken as 0 there (an open tail leaves no gap to fragment). See
+docs/jobflow.md, "Neighbour distances at the profile's edges".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+import numpy as np
+
+from gridsim.selection.criteria import _Additive, _WindowLevel, register
+from gridsim.selection.window_search import _NEG, _Step, choose_cheapest, find_window
+
+#: Distances at most this long count as zero (PAST rule 1: "adjacent" slots).
+ADJACENT = 1e-6
+
+
+def choose_in_slot_order(step: _Step, count: int, value) -> object:
+    """Backfilling without tie-break rules: at every step take the first ``count`` member slots
+    in slot order (start, then node) [TY20, Sec. 3.2, Fig. 2], falling back to the cheapest
+    subset where they break the budget; keep the step with the best ``value``.
+    """
+    if count == 0:
+        return choose_cheapest(step, count, lambda s, picks, total: value(s.start, s.runtime))
+    in_order = np.argsort(step.columns, kind="stable")  # columns are kept in price order
+    member = step.member[:, in_order]
+    first = np.zeros_like(step.member)
+    first[:, in_order] = member & (np.cumsum(member, axis=1) <= count)
+    first_cost = np.where(first, step.cost, 0.0).sum(axis=1)
+    cheap, _cheap_cost, cheap_ok = step.cheapest(count)
+    use_first = first_cost <= step.budget_left
+    chosen = np.where(use_first[:, None], first, cheap)
+    affordable = use_first | cheap_ok
+    if not affordable.any():
+        return None
+    score = np.where(affordable, value(step.start, step.runtime), _NEG)
+    performance = step.slots.performance[step.sigma]
+    row = int(np.lexsort((step.start, -performance, -score))[0])
+    return step.choice(row, float(score[row]), 0.0, chosen[row])
+
+
+@register
+@dataclass(frozen=True)
+class BFstart(_WindowLevel):
+    """``z_i = -start``: the earliest start [TY20, Sec. 4.1, item 1]."""
+
+    name: ClassVar[str] = "BFstart"
+    summary: ClassVar[str] = "backfilling, earliest start, slots in order [TY20, Sec. 4.1]"
+
+    def value(self, start, runtime):
+        return -np.asarray(start, dtype=float)
+
+    def choose(self, step, count, incumbent):
+        return choose_in_slot_order(step, count, self.value)
+
+
+@register
+@dataclass(frozen=True)
+class BFfinish(_WindowLevel):
+    """``z_i = -finish``: the earliest finish [TY20, Sec. 4.1, item 1]."""
+
+    name: ClassVar[str] = "BFfinish"
+    summary: ClassVar[str] = "backfilling, earliest finish, slots in order [TY20, Sec. 4.1]"
+
+    def value(self, start, runtime):
+        return -(np.asarray(start, dtype=float) + runtime)
+
+    def choose(self, step, count, incumbent):
+        return choose_in_slot_order(step, count, self.value)
+
+
+@register
+@dataclass(frozen=True)
+class BFshort(BFfinish):
+    """BFfinish for a job whose runtime is cut by 1% at allocation [TY20, Sec. 4.1, item 4].
+
+    The window is searched for ``runtime_factor * V``, so its runtime is that much shorter; the
+    simulator runs the job for the window's runtime (times any runtime deviation).
+    """
+
+    name: ClassVar[str] = "BFshort"
+    summary: ClassVar[str] = "BFfinish with every runtime 1% shorter (reference) [TY20]"
+    runtime_factor: float = 0.99
+
+    def __post_init__(self) -> None:
+        if not 0 < self.runtime_factor <= 1:
+            raise ValueError(f"runtime_factor must be in (0, 1], got {self.runtime_factor}")
+
+    def search(self, profile, request):
+        shorter = replace(request, volume=request.volume * self.runtime_factor)
+        return find_window(profile.slot_table(), shorter, self)
+
+
+@dataclass(frozen=True)
+class _Placement(_Additive):
+    """Finish time plus node-performance and neighbour-distance amendments (items 2-3)."""
+
+    alpha1: float = 0.1
+    alpha2: float = 0.0001
+    delta1: float = 1.0
+    delta2: float = 0.1
+    epsilon1: float = 0.03
+    epsilon2: float = 0.2
+    epsilon3: float = 0.35
+
+    def __post_init__(self) -> None:
+        for field_name in ("alpha1", "alpha2", "delta1", "delta2"):
+            if getattr(self, field_name) < 0:
+                raise ValueError(f"{field_name} must be >= 0, got {getattr(self, field_name)}")
+        if not 0 <= self.epsilon1 <= self.epsilon2 <= self.epsilon3 <= 1:
+            raise ValueError(
+                "expected 0 <= epsilon1 <= epsilon2 <= epsilon3 <= 1, got "
+                f"{self.epsilon1}, {self.epsilon2}, {self.epsilon3}"
+            )
+
+    def _base(self, start, runtime, performance):
+        return -(start + runtime) - self.alpha1 * performance
+
+    @staticmethod
+    def _distances(slot_start, slot_end, start, runtime):
+        left = start - slot_start
+        right = np.where(np.isinf(slot_end), np.inf, slot_end - (start + runtime))
+        return left, right
+
+    @staticmethod
+    def _distance_ranges(slot_start, slot_end, runtime, lo, hi):
+        """``[min, max]`` of ``L_left`` and ``L_right`` over starts in ``[lo, hi]``."""
+        open_tail = np.isinf(slot_end)
+        left = (lo - slot_start, hi - slot_start)
+        with np.errstate(invalid="ignore"):  # inf - inf on open tails, replaced just below
+            right = (
+                np.where(open_tail, np.inf, slot_end - hi - runtime),
+                np.where(open_tail, np.inf, slot_end - lo - runtime),
+            )
+        return left, right
+
+
+@register
+@dataclass(frozen=True)
+class PAST(_Placement):
+    """PAST-like tie-break rules on top of the finish time [TY20, Sec. 4.1, item 2].
+
+    ``z = -finish - alpha1 * p + delta1 * [L_right == 0] + delta1 * [L_left == 0]
+    - alpha2 * L_right`` (rule 2 exactly as printed in the paper).
+    """
+
+    name: ClassVar[str] = "PAST"
+    summary: ClassVar[str] = "finish time with PAST-like adjacency rules [TY20, Sec. 4.1]"
+
+    def slot_values(self, slot_start, slot_end, q, cost, start, runtime, performance=None):
+        left, right = self._distances(slot_start, slot_end, start, runtime)
+        z = self._base(start, runtime, performance)
+        z = z + self.delta1 * (right <= ADJACENT) + self.delta1 * (left <= ADJACENT)
+        return z - self.alpha2 * np.where(np.isinf(right), 0.0, right)
+
+    def slot_value_bound(self, slot_start, slot_end, q, cost, runtime, lo, hi, performance=None):
+        (left_min, _), (right_min, _) = self._distance_ranges(slot_start, slot_end, runtime, lo, hi)
+        z = self._base(lo, runtime, performance)
+        z = z + self.delta1 * (right_min <= ADJACENT) + self.delta1 * (left_min <= ADJACENT)
+        # The penalty is smallest at the smallest L_right (alpha2 >= 0).
+        return z - self.alpha2 * np.where(np.isinf(right_min), 0.0, np.maximum(right_min, 0.0))
+
+
+@register
+@dataclass(frozen=True)
+class CoP(_Placement):
+    """Coordinated Placement rules on top of the finish time [TY20, Sec. 4.1, item 3].
+
+    Per side ``L`` (left and right): ``+delta1`` if ``L < epsilon1 T`` (a tight fit),
+    ``-delta1`` if ``epsilon2 T < L < epsilon3 T`` (a gap too short for later jobs),
+    ``+delta2`` if ``L > T`` (a gap long enough for a job like this one).
+    """
+
+    name: ClassVar[str] = "CoP"
+    summary: ClassVar[str] = "finish time with Coordinated Placement rules [TY20, Sec. 4.1]"
+
+    def _side(self, distance, runtime):
+        tight = distance < self.epsilon1 * runtime
+        awkward = (distance > self.epsilon2 * runtime) & (distance < self.epsilon3 * runtime)
+        roomy = distance > runtime
+        return self.delta1 * tight - self.delta1 * awkward + self.delta2 * roomy
+
+    def slot_values(self, slot_start, slot_end, q, cost, start, runtime, performance=None):
+        left, right = self._distances(slot_start, slot_end, start, runtime)
+        z = self._base(start, runtime, performance)
+        return z + self._side(left, runtime) + self._side(right, runtime)
+
+    def _side_bound(self, low, high, runtime):
+        """Exact best of ``_side`` over distances in ``[low, high]``."""
+        e1, e2, e3 = self.epsilon1 * runtime, self.epsilon2 * runtime, self.epsilon3 * runtime
+        tight = low < e1
+        neutral = ((low <= e2) & (high >= e1)) | ((low <= runtime) & (high >= e3))
+        awkward = (low < e3) & (high > e2)
+        roomy = high > runtime
+        options = np.stack(
+            np.broadcast_arrays(
+                np.where(tight, self.delta1, -np.inf),
+                np.where(neutral, 0.0, -np.inf),
+                np.where(awkward, -self.delta1, -np.inf),
+                np.where(roomy, self.delta2, -np.inf),
+            )
+        )
+        return options.max(axis=0)
+
+    def slot_value_bound(self, slot_start, slot_end, q, cost, runtime, lo, hi, performance=None):
+        left, right = self._distance_ranges(slot_start, slot_end, runtime, lo, hi)
+        z = self._base(lo, runtime, performance)
+        return z + self._side_bound(*left, runtime) + self._side_bound(*right, runtime)

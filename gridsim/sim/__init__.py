@@ -1,0 +1,1 @@
+"""The SimPy side of gridsim: the event loop that executes plans and records traces."""

@@ -1,0 +1,181 @@
+"""Job-flow simulation on a SimPy event loop.
+
+Consumes an :class:`Instance` (nodes, local load, jobs with arrival times and runtime factors)
+and a scheduler (:class:`~gridsim.scheduling.backfilling.ConservativeBackfilling`); produces a
+:class:`~gridsim.sim.trace.Trace` of what actually happened. This is the only module that
+touches SimPy: it delivers submissions to the scheduler, starts reserved windows on their
+nodes, runs them for their actual runtime and reports completions (and overruns) back.
+
+Same-time order is explicit: events carry a phase and SimPy orders by (time, phase, insertion).
+At one instant, completions (and overrun notices) come first, then starts, then submissions,
+so a node freed at ``t`` can be reserved by a job starting at ``t``, and a job arriving at
+``t`` is planned in a profile that already knows what finished at ``t``. Jobs arriving at the
+same time are handed to the scheduler together (it plans them in priority order).
+
+Local load is known in advance: it is already busy in the scheduler's profile and is written
+to the trace as tasks of kind ``local_load``; it never moves.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from heapq import heappush
+
+import simpy
+from simpy.events import Event
+
+from gridsim.model import Node, Window
+from gridsim.scheduling.backfilling import TIME_TOLERANCE, ConservativeBackfilling, Job
+from gridsim.sim.trace import Trace
+
+#: Event phases at one instant, in the order they are processed.
+COMPLETION, START, SUBMISSION = 0, 1, 2
+
+
+class SimulationError(RuntimeError):
+    """The executed schedule broke an invariant (a planning bug, never a user error)."""
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One random instance of a job-flow scenario, shared by every policy.
+
+    Attributes:
+        nodes: the environment's nodes.
+        busy: per node, local-load busy intervals ``(start, end)`` (time units).
+        jobs: the job flow, any order.
+    """
+
+    nodes: tuple[Node, ...]
+    busy: tuple[tuple[tuple[float, float], ...], ...]
+    jobs: tuple[Job, ...]
+
+
+class _Environment(simpy.Environment):
+    """SimPy's environment plus scheduling at an absolute time.
+
+    ``Environment.schedule`` takes a delay and stores ``now + delay``; in floating point that
+    sum cannot always equal the intended time, and one ulp would let a start at ``t`` overtake
+    a completion at ``t``. The heap entry has the same layout SimPy uses: (time, priority,
+    insertion id, event).
+    """
+
+    def schedule_at(self, event: Event, phase: int, time: float) -> None:
+        heappush(self._queue, (max(time, self._now), phase, next(self._eid), event))
+
+
+class _Phased(Event):
+    """An event that fires at ``time`` in a given same-time ``phase`` (like a Timeout)."""
+
+    def __init__(self, env: _Environment, time: float, phase: int, value) -> None:
+        super().__init__(env)
+        self._ok = True
+        self._value = value
+        env.schedule_at(self, phase, time)
+
+
+class Engine:
+    """Executes one scheduler's plan for one instance; see the module docstring."""
+
+    def __init__(self, instance: Instance, scheduler: ConservativeBackfilling) -> None:
+        self.instance = instance
+        self.scheduler = scheduler
+        self.env = _Environment()
+        self.trace = Trace(instance.nodes)
+        self._version: dict[int, int] = {}
+        self._occupant: list[int | None] = [None] * len(instance.nodes)
+        self._planned_start: dict[int, float] = {}
+
+    def run(self) -> Trace:
+        """Run to the last event and return the trace (unfinished jobs carry a reason)."""
+        for node_id, intervals in enumerate(self.instance.busy):
+            for start, end in intervals:
+                self.trace.local_task(node_id, start, end)
+        by_arrival = sorted(self.instance.jobs, key=lambda job: job.arrival)
+        for arrival, group in itertools.groupby(by_arrival, key=lambda job: job.arrival):
+            self._at(arrival, SUBMISSION, self._on_submit, tuple(group))
+        self.env.run()
+        self.trace.close(self.instance.jobs)
+        return self.trace
+
+    # -- scheduling of events --------------------------------------------------------------
+
+    def _at(self, time: float, phase: int, handler, value) -> None:
+        event = _Phased(self.env, time, phase, value)
+        event.callbacks.append(lambda event: handler(event.value))
+
+    def _plan_starts(self, windows: dict[int, Window]) -> None:
+        """(Re)schedule the start of every job whose reservation is new or moved."""
+        for job_id, window in windows.items():
+            version = self._version.get(job_id, -1) + 1
+            self._version[job_id] = version
+            self._planned_start[job_id] = window.start
+            self._at(window.start, START, self._on_start, (job_id, version))
+
+    # -- handlers ----------------------------------------------------------------------------
+
+    def _on_submit(self, jobs: tuple[Job, ...]) -> None:
+        now = self.env.now
+        for job in jobs:
+            self.trace.submitted(job)
+        planned, rejected = self.scheduler.submit(jobs, now)
+        for job in rejected:
+            self.trace.rejected(job, "no window fits the request")
+        self._plan_starts(planned)
+
+    def _on_start(self, value: tuple[int, int]) -> None:
+        job_id, version = value
+        if self._version[job_id] != version:
+            return  # the reservation moved; a newer start event exists
+        window = self.scheduler.start(job_id)
+        if abs(window.start - self.env.now) > 1e-6 * max(1.0, abs(window.start)):
+            raise SimulationError(f"job {job_id} started at {self.env.now}, not {window.start}")
+        for node_id in window.nodes:
+            if self._occupant[node_id] is not None:
+                raise SimulationError(
+                    f"node {node_id} is busy with job {self._occupant[node_id]} when job "
+                    f"{job_id} starts at {window.start}"
+                )
+            self._occupant[node_id] = job_id
+        job = self.scheduler.jobs[job_id]
+        actual_end = window.start + window.runtime * job.runtime_factor
+        self.trace.started(job, window, self.scheduler.first_promised[job_id])
+        if actual_end <= window.finish + TIME_TOLERANCE:
+            self._at(actual_end, COMPLETION, self._on_complete, (job_id, actual_end, None))
+        else:
+            self._at(window.finish, COMPLETION, self._on_overrun, (job_id, actual_end))
+
+    def _on_overrun(self, value: tuple[int, float]) -> None:
+        job_id, actual_end = value
+        window = self.scheduler.running[job_id]
+        end, moved = self.scheduler.overrun(job_id, window.finish, actual_end)
+        reason = None
+        if end < actual_end - TIME_TOLERANCE:
+            reason = f"stopped at {end:.6g}: its overrun ran into local load"
+        self._plan_starts(moved)
+        self._at(end, COMPLETION, self._on_complete, (job_id, end, reason))
+
+    def _on_complete(self, value: tuple[int, float, str | None]) -> None:
+        job_id, end, reason = value
+        window = self.scheduler.running[job_id]
+        for node_id in window.nodes:
+            self._occupant[node_id] = None
+        job = self.scheduler.jobs[job_id]
+        self.trace.finished(job, window, end, self.scheduler.delays.get(job_id, 0.0), reason)
+        self._plan_starts(self.scheduler.finish(job_id, end))
+
+
+def simulate(instance: Instance, criterion, priority: str = "fcfs") -> Trace:
+    """One job flow under one criterion: plan with conservative backfilling, execute, trace."""
+    scheduler = ConservativeBackfilling(instance.nodes, instance.busy, criterion, priority)
+    return Engine(instance, scheduler).run()
+
+
+def jobs_from(arrivals: Sequence[float], sizes: Sequence[int], volumes: Sequence[float]):
+    """Jobs with exact runtimes from parallel lists (handy in tests and examples)."""
+    return tuple(
+        Job(i, float(a), int(n), float(v))
+        for i, (a, n, v) in enumerate(zip(arrivals, sizes, volumes, strict=True))
+    )

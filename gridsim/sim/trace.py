@@ -1,0 +1,91 @@
+"""What happened in one simulation: one flat record per job and per task, ready for pandas.
+
+Consumes the engine's notifications; produces two tables. Column names follow Batsim's
+``jobs.csv`` in spirit (snake_case, times in simulation time units, cost in money units):
+
+``jobs``: ``job_id``, ``arrival``, ``first_promised_start`` (the reservation given on
+submission), ``start``, ``finish``, ``wait`` (start - arrival), ``runtime`` (actual),
+``planned_runtime`` (the window's), ``n``, ``volume``, ``nodes`` (space-separated ids),
+``cost`` (actual runtime times the sum of the nodes' prices), ``delay`` (how much later than
+first promised overruns of other jobs made it start), ``final_state`` (``finished``,
+``killed``, ``rejected`` or ``unfinished``) and ``reason`` (empty when finished normally).
+
+``tasks``: ``job_id`` (-1 for local load), ``node``, ``performance`` (of the node), ``start``,
+``end``, ``kind`` (``job`` or ``local_load``): one row per node a job or a local task occupies.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from gridsim.model import Node, Window
+from gridsim.scheduling.backfilling import Job
+
+
+class Trace:
+    """Job and task records of one simulation run."""
+
+    def __init__(self, nodes: Sequence[Node]) -> None:
+        self.nodes = tuple(nodes)
+        self.jobs: dict[int, dict[str, Any]] = {}
+        self.tasks: list[dict[str, Any]] = []
+
+    def local_task(self, node_id: int, start: float, end: float) -> None:
+        performance = self.nodes[node_id].performance
+        self.tasks.append(dict(job_id=-1, node=node_id, performance=performance, start=start,
+                               end=end, kind="local_load"))  # fmt: skip
+
+    def submitted(self, job: Job) -> None:
+        nan = math.nan
+        self.jobs[job.id] = dict(
+            job_id=job.id, arrival=job.arrival, first_promised_start=nan, start=nan,
+            finish=nan, wait=nan, runtime=nan, planned_runtime=nan, n=job.n,
+            volume=job.volume, nodes="", cost=nan, delay=0.0, final_state="unfinished",
+            reason="still queued or running when the simulation ended",
+        )  # fmt: skip
+
+    def rejected(self, job: Job, reason: str) -> None:
+        self.jobs[job.id].update(final_state="rejected", reason=reason)
+
+    def started(self, job: Job, window: Window, first_promised: float) -> None:
+        self.jobs[job.id].update(
+            first_promised_start=first_promised,
+            start=window.start,
+            wait=window.start - job.arrival,
+            planned_runtime=window.runtime,
+            nodes=" ".join(str(i) for i in window.nodes),
+        )
+
+    def finished(
+        self, job: Job, window: Window, end: float, delay: float, reason: str | None
+    ) -> None:
+        record = self.jobs[job.id]
+        if record["final_state"] in ("finished", "killed"):
+            raise RuntimeError(f"job {job.id} finished twice")
+        runtime = end - window.start
+        record.update(
+            finish=end,
+            runtime=runtime,
+            cost=runtime * sum(self.nodes[i].price for i in window.nodes),
+            delay=delay,
+            final_state="killed" if reason else "finished",
+            reason=reason or "",
+        )
+        for node_id in window.nodes:
+            self.tasks.append(dict(job_id=job.id, node=node_id,
+                                   performance=self.nodes[node_id].performance,
+                                   start=window.start, end=end, kind="job"))  # fmt: skip
+
+    def close(self, jobs: Iterable[Job]) -> None:
+        """Every job of the flow has a record (a job never submitted would be a bug)."""
+        missing = [job.id for job in jobs if job.id not in self.jobs]
+        if missing:
+            raise RuntimeError(f"jobs never submitted: {missing[:5]}")
+
+    def job_records(self) -> list[dict[str, Any]]:
+        return [self.jobs[job_id] for job_id in sorted(self.jobs)]
+
+    def task_records(self) -> list[dict[str, Any]]:
+        return list(self.tasks)

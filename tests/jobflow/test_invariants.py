@@ -1,0 +1,97 @@
+"""Invariants of executed job flows on random small instances (hypothesis)."""
+
+import math
+
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gridsim.model import Node
+from gridsim.scheduling.backfilling import Job
+from gridsim.selection.criteria import build_criterion
+from gridsim.sim.engine import Instance, simulate
+
+TOL = 1e-6
+
+
+@st.composite
+def instances(draw, deviations: bool, early_only: bool = False):
+    n_nodes = draw(st.integers(2, 6))
+    perf = draw(st.lists(st.floats(1, 8), min_size=n_nodes, max_size=n_nodes))
+    nodes = tuple(Node(i, p, p / 10) for i, p in enumerate(perf))
+    busy = []
+    for _ in range(n_nodes):
+        start = draw(st.floats(0, 30))
+        length = draw(st.floats(0, 10))
+        busy.append(((start, start + length),) if length > 0.5 else ())
+    n_jobs = draw(st.integers(1, 8))
+    static = draw(st.booleans())
+    low, high = (0.5, 1.0) if early_only else (0.5, 1.6)
+    jobs = tuple(
+        Job(
+            i,
+            0.0 if static else draw(st.floats(0, 40)),
+            draw(st.integers(1, n_nodes)),
+            draw(st.floats(1, 60)),
+            runtime_factor=draw(st.floats(low, high)) if deviations else 1.0,
+        )
+        for i in range(n_jobs)
+    )
+    return Instance(nodes, tuple(busy), jobs)
+
+
+POLICIES = st.sampled_from(["BFstart", "BFfinish", "BFshort", "PAST", "CoP"])
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def check_common(instance, trace):
+    jobs = pd.DataFrame(trace.job_records())
+    tasks = pd.DataFrame(trace.task_records())
+    # Every submitted job is accounted for exactly once, with a reason if it did not finish.
+    assert sorted(jobs["job_id"]) == sorted(job.id for job in instance.jobs)
+    assert set(jobs["final_state"]) <= {"finished", "killed", "rejected"}
+    assert all(r.reason for r in jobs.itertuples() if r.final_state != "finished")
+    ran = jobs[jobs["final_state"] != "rejected"]
+    assert (ran["start"] >= ran["arrival"] - TOL).all()
+    # No two tasks (jobs or local load) overlap on a node.
+    for _, node_tasks in tasks.groupby("node"):
+        ordered = node_tasks.sort_values("start")
+        assert (ordered["start"].to_numpy()[1:] >= ordered["end"].to_numpy()[:-1] - TOL).all()
+    # All tasks of a job start (and end) together, on n distinct nodes.
+    job_tasks = tasks[tasks["kind"] == "job"]
+    for job_id, part in job_tasks.groupby("job_id"):
+        assert part["start"].nunique() == 1 and part["end"].nunique() == 1
+        assert part["node"].nunique() == len(part) == jobs.set_index("job_id").n[job_id]
+    return jobs
+
+
+@SETTINGS
+@given(instances(deviations=False), POLICIES)
+def test_exact_runtimes_keep_every_promise(instance, policy):
+    jobs = check_common(instance, simulate(instance, build_criterion(policy)))
+    ran = jobs[jobs["final_state"] != "rejected"]
+    assert (ran["final_state"] == "finished").all()
+    # With exact runtimes no reservation ever moves.
+    assert (ran["start"] == ran["first_promised_start"]).all()
+
+
+@SETTINGS
+@given(instances(deviations=True, early_only=True), POLICIES)
+def test_early_finishes_never_start_a_job_later_than_first_promised(instance, policy):
+    jobs = check_common(instance, simulate(instance, build_criterion(policy)))
+    ran = jobs[jobs["final_state"] != "rejected"]
+    assert (ran["start"] <= ran["first_promised_start"] + TOL).all()
+
+
+@SETTINGS
+@given(instances(deviations=True), POLICIES)
+def test_overruns_keep_the_plan_consistent(instance, policy):
+    jobs = check_common(instance, simulate(instance, build_criterion(policy)))
+    late = jobs[jobs["start"] > jobs["first_promised_start"] + TOL]
+    assert (late["delay"] > 0).all()
+
+
+def test_bfshort_jobs_really_run_one_percent_shorter():
+    nodes = (Node(0, 2.0, 1.0),)
+    trace = simulate(Instance(nodes, ((),), (Job(0, 0.0, 1, 10.0),)), build_criterion("BFshort"))
+    assert math.isclose(trace.job_records()[0]["runtime"], 0.99 * 5.0)
