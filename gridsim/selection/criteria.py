@@ -268,14 +268,37 @@ class _Additive(Criterion):
         return values, np.broadcast_to(sigma_values, step.start.shape)
 
     def choose(self, step, count, incumbent):
-        values, sigma_values = self._values(step)
         if self.lite:
-
-            def score_rows(s, picks, total):
-                return sigma_values + np.where(picks, values, 0.0).sum(axis=1)
-
-            return choose_cheapest(step, count, score_rows)
+            return choose_cheapest(step, count, self._lite_scores)
+        values, sigma_values = self._values(step)
         return choose_optimal(step, count, values, sigma_values, incumbent)
+
+    def _lite_scores(self, step, picks, total):
+        """z of sigma plus z of each row's cheapest members (only those are evaluated)."""
+        s = step.slots
+        chosen = step.columns[np.maximum(picks, 0)]
+        start, runtime = step.start[:, None], step.runtime[:, None]
+        values = self.slot_values(
+            s.slot_start[chosen],
+            s.end[chosen],
+            s.q[chosen],
+            runtime * s.price[chosen],
+            start,
+            runtime,
+            performance=s.performance[chosen],
+        )
+        values = np.where(picks >= 0, np.broadcast_to(values, picks.shape), 0.0)
+        sig = step.sigma
+        sigma_values = self.slot_values(
+            s.slot_start[sig],
+            s.end[sig],
+            s.q[sig],
+            step.runtime * s.price[sig],
+            step.start,
+            step.runtime,
+            performance=s.performance[sig],
+        )
+        return np.broadcast_to(sigma_values, step.start.shape) + values.sum(axis=1)
 
     def score(self, window, nodes):
         slot_start = np.array([s.start for s in window.slots])

@@ -35,13 +35,19 @@ def choose_in_slot_order(step: _Step, count: int, value) -> object:
     """
     if count == 0:
         return choose_cheapest(step, count, lambda s, picks, total: value(s.start, s.runtime))
-    in_order = np.argsort(step.columns, kind="stable")  # columns are kept in price order
+    # The first ``count`` members in slot order (columns are kept in price order).
+    in_order = np.argsort(step.columns, kind="stable")
     member = step.member[:, in_order]
-    first = np.zeros_like(step.member)
-    first[:, in_order] = member & (np.cumsum(member, axis=1) <= count)
-    first_cost = np.where(first, step.cost, 0.0).sum(axis=1)
+    rank = np.cumsum(member, axis=1)
+    first = np.full((len(step.start), count), -1, dtype=np.int64)
+    take_row, take_col = np.nonzero(member & (rank <= count))
+    first[take_row, rank[take_row, take_col] - 1] = in_order[take_col]
+    complete = (first >= 0).all(axis=1)
+    first_cost = np.where(
+        complete, np.take_along_axis(step.cost, np.maximum(first, 0), axis=1).sum(axis=1), np.inf
+    )
     cheap, _cheap_cost, cheap_ok = step.cheapest(count)
-    use_first = first_cost <= step.budget_left
+    use_first = complete & (first_cost <= step.budget_left)
     chosen = np.where(use_first[:, None], first, cheap)
     affordable = use_first | cheap_ok
     if not affordable.any():

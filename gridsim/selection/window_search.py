@@ -29,6 +29,7 @@ that say so) a secondary value, then the faster group, then the earlier start.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -217,69 +218,90 @@ def _steps(slots: Candidates, sigmas: np.ndarray, runtime: np.ndarray, request: 
         (perf[columns] >= perf[row_sigma].min())
         & (slots.end[columns] >= (row_start + row_runtime).min() * (1 - 1e-15))
     ]
-    member = (
-        (columns[None, :] <= row_step[:, None])
-        & (perf[columns][None, :] >= perf[row_sigma][:, None])
-        & (slots.end[columns][None, :] >= (row_start + row_runtime)[:, None] * (1 - 1e-15))
-        & (columns[None, :] != row_sigma[:, None])
-    )
-    enough = member.sum(axis=1) >= request.n - 1
-    if not enough.any():
-        return None
-    member = member[enough]
-    # Keep the columns some row can use, cheapest first: cost is runtime x price, so the
-    # cheapest members of every row are then its first members (see _Step.cheapest).
-    used = np.flatnonzero(member.any(axis=0))
-    used = used[np.argsort(slots.price[columns[used]], kind="stable")]
-    member, columns = member[:, used], columns[used]
-    row_sigma, row_runtime, row_start = row_sigma[enough], row_runtime[enough], row_start[enough]
+    # Cheapest first: cost is runtime x price, so the cheapest members of every row are its
+    # first members in this order (see _Step.cheapest).
+    columns = columns[np.argsort(slots.price[columns], kind="stable")]
     return _Step(
         slots=slots,
         sigma=row_sigma,
         runtime=row_runtime,
         start=row_start,
+        step=row_step,
         columns=columns,
-        member=member,
-        cost=row_runtime[:, None] * slots.price[columns][None, :],
         budget_left=request.budget - row_runtime * slots.price[row_sigma],
     )
 
 
 @dataclass(frozen=True)
 class _Step:
-    """Steps of a batch of sigmas: rows are (sigma, start) pairs, columns candidate slots."""
+    """Steps of a batch of sigmas: rows are (sigma, start) pairs, columns candidate slots.
+
+    Columns are in price order. The membership and cost matrices are built on first use:
+    the cheapest-subset criteria only look at the first columns of each row.
+    """
 
     slots: Candidates
     sigma: np.ndarray  # (rows,) the row's slowest slot
     runtime: np.ndarray  # (rows,)
     start: np.ndarray  # (rows,)
-    columns: np.ndarray  # (cols,) indices into slots
-    member: np.ndarray  # (rows, cols) bool: column is in S_W at this step
-    cost: np.ndarray  # (rows, cols) cost of each column for the row's runtime
+    step: np.ndarray  # (rows,) index of the slot whose start is the row's start
+    columns: np.ndarray  # (cols,) indices into slots, cheapest first
     budget_left: np.ndarray  # (rows,) budget once sigma is paid for
 
-    @property
-    def sigma_cost(self) -> np.ndarray:
-        return self.runtime * self.slots.price[self.sigma]
+    @cached_property
+    def member(self) -> np.ndarray:
+        """(rows, cols) bool: the column is in ``S_W`` at the row's step."""
+        return self.member_block(np.arange(len(self.start)), slice(None))
+
+    @cached_property
+    def cost(self) -> np.ndarray:
+        """(rows, cols) cost of each column for the row's runtime."""
+        return self.runtime[:, None] * self.slots.price[self.columns][None, :]
+
+    def member_block(self, rows: np.ndarray, block: slice) -> np.ndarray:
+        """Membership of some rows in a block of columns (rule 3(c)v.B, sigma excluded)."""
+        slots, columns = self.slots, self.columns[block]
+        finish = self.start[rows] + self.runtime[rows]
+        return (
+            (columns[None, :] <= self.step[rows][:, None])
+            & (slots.performance[columns][None, :] >= slots.performance[self.sigma[rows]][:, None])
+            & (slots.end[columns][None, :] >= finish[:, None] * (1 - 1e-15))
+            & (columns[None, :] != self.sigma[rows][:, None])
+        )
 
     def key(self, row: int, value: float, secondary: float = 0.0) -> tuple[float, ...]:
         perf = float(self.slots.performance[self.sigma[row]])
         return (value, secondary, perf, -float(self.start[row]))
 
     def cheapest(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per row: the ``count`` cheapest members (a boolean mask), their cost, affordability.
+        """Per row: the ``count`` cheapest members, their total cost, and affordability.
 
-        Columns are sorted by price, so they are the first ``count`` members of the row.
+        The members are column positions, ``(rows, count)``, ``-1`` where a row has fewer.
+        Columns are sorted by price, so they are the row's first ``count`` members: blocks of
+        columns are scanned until every row has them (most rows need only the first block).
         """
-        chosen = self.member & (np.cumsum(self.member, axis=1) <= count)
-        total = self.runtime * (chosen @ self.slots.price[self.columns])
-        return chosen, total, total <= self.budget_left
+        rows = len(self.start)
+        picks = np.full((rows, count), -1, dtype=np.int64)
+        found = np.zeros(rows, dtype=np.int64)
+        active = np.arange(rows)
+        begin, width = 0, max(4 * count, 16)
+        while count and len(active) and begin < len(self.columns):
+            block = slice(begin, begin + width)
+            member = self.member_block(active, block)
+            rank = np.cumsum(member, axis=1) + found[active][:, None]
+            take_row, take_col = np.nonzero(member & (rank <= count))
+            picks[active[take_row], rank[take_row, take_col] - 1] = begin + take_col
+            found[active] = np.minimum(rank[:, -1], count)
+            active = active[found[active] < count]
+            begin, width = block.stop, 4 * width
+        complete = found == count
+        price = self.slots.price[self.columns]
+        total = self.runtime * np.where(picks >= 0, price[picks], 0.0).sum(axis=1)
+        total = np.where(complete, total, np.inf)
+        return picks, total, complete & (total <= self.budget_left)
 
     def choice(self, row: int, value: float, secondary: float, picks) -> _Choice:
-        """The window of ``row`` with the chosen columns (indices, or a boolean mask)."""
-        picks = np.asarray(picks)
-        if picks.dtype == bool:
-            picks = np.flatnonzero(picks)
+        """The window of ``row`` with the chosen column positions."""
         others = tuple(sorted(int(self.columns[p]) for p in picks))
         return _Choice(
             self.key(row, value, secondary),
@@ -293,8 +315,8 @@ class _Step:
 def choose_cheapest(step: _Step, count: int, score_rows, secondary_rows=None) -> _Choice | None:
     """Take the cheapest affordable subset at every step; keep the row with the best key.
 
-    ``score_rows(step, chosen, total)`` gives each row's window value for its cheapest
-    members (``chosen``: a boolean rows x columns mask),
+    ``score_rows(step, picks, total)`` gives each row's window value for its cheapest
+    members (``picks``: rows x count column positions),
     ``secondary_rows(total)`` an optional tie-break value.
     """
     picks, total, affordable = step.cheapest(count)
