@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -29,7 +29,7 @@ from gridsim.analysis.stats import summarise_by
 from gridsim.config import Range, ScenarioBase, Strict
 from gridsim.experiments.window_search import EnvironmentConfig, LoadConfig
 from gridsim.scheduling.backfilling import Job
-from gridsim.selection.criteria import CriterionError, build_criterion
+from gridsim.selection.criteria import CriterionError, PolicySpecs, build_criterion
 from gridsim.sim.engine import Instance, simulate
 from gridsim.workloads.environment import generate_environment
 
@@ -94,7 +94,7 @@ class JobFlowScenario(ScenarioBase):
     arrivals: ArrivalsConfig = ArrivalsConfig()
     queue_sizes: list[int] = Field(min_length=1)
     priority: Literal["fcfs", "sjf"] = "fcfs"
-    policies: list[str | dict[str, Any]] = Field(min_length=1)
+    policies: PolicySpecs
     baseline: str = "BFfinish"
     slowdown_threshold: float = Field(10.0, gt=0)
 
@@ -103,20 +103,6 @@ class JobFlowScenario(ScenarioBase):
     def _sizes(cls, value: list[int]) -> list[int]:
         if min(value) < 1 or len(set(value)) != len(value):
             raise ValueError(f"expected distinct positive queue sizes, got {value}")
-        return value
-
-    @field_validator("policies")
-    @classmethod
-    def _known(cls, value: list[str | dict[str, Any]]) -> list[str | dict[str, Any]]:
-        labels = set()
-        for index, spec in enumerate(value):
-            try:
-                label = build_criterion(spec).label
-            except CriterionError as error:
-                raise ValueError(f"policy {index}: {error}") from None
-            if label in labels:
-                raise ValueError(f"policy {index}: {label} is listed twice")
-            labels.add(label)
         return value
 
     @model_validator(mode="after")

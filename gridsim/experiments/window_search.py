@@ -17,7 +17,7 @@ from pydantic import Field, field_validator
 from gridsim.analysis.stats import summarise_by
 from gridsim.config import Range, ScenarioBase, Strict
 from gridsim.model import Request, Window
-from gridsim.selection.criteria import CriterionError, build_criterion
+from gridsim.selection.criteria import PolicySpecs, build_criterion
 from gridsim.workloads.environment import (
     EnvironmentSpec,
     LocalLoad,
@@ -92,21 +92,7 @@ class WindowSearchScenario(ScenarioBase):
     kind: Literal["window_search"]
     environment: EnvironmentConfig = EnvironmentConfig()
     request: RequestConfig
-    policies: list[str | dict[str, Any]] = Field(min_length=1)
-
-    @field_validator("policies")
-    @classmethod
-    def _known(cls, value: list[str | dict[str, Any]]) -> list[str | dict[str, Any]]:
-        labels = set()
-        for index, spec in enumerate(value):
-            try:
-                label = build_criterion(spec).label
-            except CriterionError as error:
-                raise ValueError(f"policy {index}: {error}") from None
-            if label in labels:
-                raise ValueError(f"policy {index}: {label} is listed twice")
-            labels.add(label)
-        return value
+    policies: PolicySpecs
 
     def criteria(self):
         return [build_criterion(spec) for spec in self.policies]

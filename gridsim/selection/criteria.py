@@ -20,9 +20,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import numpy as np
+from pydantic import AfterValidator, Field
 
 from gridsim.model import Node, Request, Window
 from gridsim.profile import Profile
@@ -67,6 +68,26 @@ def build_criterion(spec: str | Mapping[str, Any]) -> Criterion:
         return cls(**params)
     except (TypeError, ValueError) as error:
         raise CriterionError(f"criterion {name}: {error}") from None
+
+
+def check_policy_specs(specs: list[str | dict[str, Any]]) -> list[str | dict[str, Any]]:
+    """A scenario's ``policies``: every entry builds a criterion, and no label repeats."""
+    labels = set()
+    for index, spec in enumerate(specs):
+        try:
+            label = build_criterion(spec).label
+        except CriterionError as error:
+            raise ValueError(f"policy {index}: {error}") from None
+        if label in labels:
+            raise ValueError(f"policy {index}: {label} is listed twice")
+        labels.add(label)
+    return specs
+
+
+#: The ``policies`` field of scenarios whose policies are registered criteria.
+PolicySpecs = Annotated[
+    list[str | dict[str, Any]], Field(min_length=1), AfterValidator(check_policy_specs)
+]
 
 
 def describe_criteria() -> list[tuple[str, str]]:
