@@ -10,7 +10,8 @@ Mapping (times in simulation time units, written as seconds):
 
 * SWF: job number = ``job_id + 1`` (SWF counts from 1), submit = ``arrival``, wait = ``wait``,
   run time = ``runtime``, allocated and requested processors = ``n``, requested time =
-  ``planned_runtime`` (the window's length, what the scheduler planned with), status 1
+  ``planned_runtime`` (the window's length, what the scheduler planned with; the run time
+  itself where the two differ only by floating-point rounding), status 1
   (finished) or 0 (killed); jobs that never ran (rejected, unfinished) get status 5 and
   unknown times, so ``read_swf`` drops them as cancelled before start.
 * Batsim: one row per job, ``final_state`` COMPLETED_SUCCESSFULLY, COMPLETED_KILLED, REJECTED
@@ -69,9 +70,17 @@ def swf_table(jobs: pd.DataFrame) -> pd.DataFrame:
         "run_time": np.where(ran, jobs["runtime"], np.nan),
         "allocated_processors": np.where(ran, jobs["n"], np.nan),
         "requested_processors": jobs["n"].to_numpy(dtype=float),
-        "requested_time": jobs["planned_runtime"].to_numpy(dtype=float),
+        "requested_time": _requested_time(jobs),
         "status": status,
     })  # fmt: skip
+
+
+def _requested_time(jobs: pd.DataFrame) -> np.ndarray:
+    """The planned runtime, or the run time where the two differ only by rounding (the
+    engine's end minus start), so a reader does not see an overrun that did not happen."""
+    planned = jobs["planned_runtime"].to_numpy(dtype=float)
+    actual = jobs["runtime"].to_numpy(dtype=float)
+    return np.where(np.isclose(actual, planned, rtol=1e-9, atol=0.0), actual, planned)
 
 
 def write_jobs_swf(
@@ -100,8 +109,9 @@ def resource_intervals(nodes: str | list[int]) -> str:
 def batsim_table(jobs: pd.DataFrame, workload_name: str = "gridsim") -> pd.DataFrame:
     """The trace as Batsim's ``jobs.csv`` rows (columns :data:`BATSIM_COLUMNS`)."""
     jobs = _checked(jobs)
+    requested = _requested_time(jobs)
     rows = []
-    for job in jobs.itertuples(index=False):
+    for index, job in enumerate(jobs.itertuples(index=False)):
         started = not math.isnan(job.start)
         state = _BATSIM_STATES.get(job.final_state, "RUNNING" if started else "SUBMITTED")
         turnaround = job.finish - job.arrival
@@ -111,7 +121,7 @@ def batsim_table(jobs: pd.DataFrame, workload_name: str = "gridsim") -> pd.DataF
             "profile": "",
             "submission_time": job.arrival,
             "requested_number_of_resources": int(job.n),
-            "requested_time": job.planned_runtime,
+            "requested_time": requested[index],
             "success": int(job.final_state == "finished"),
             "final_state": state,
             "starting_time": job.start,
