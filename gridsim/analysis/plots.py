@@ -154,8 +154,10 @@ def plot_comparison(
 
     Args:
         runs: a runs table (one row per replication and policy).
-        group: a column giving one cluster of bars per value (``queue_size``, ``goal``);
-            default the first of :func:`gridsim.analysis.stats.comparison_keys`, if any.
+        group: a column giving one cluster of bars per value (``queue_size``, ``goal``),
+            policies in the legend; default the first of
+            :func:`gridsim.analysis.stats.comparison_keys`. Without one, one bar per policy
+            named on the x axis.
     """
     _require(runs, "plot_comparison", metric=metric)
     if group is None:
@@ -163,26 +165,37 @@ def plot_comparison(
         group = keys[0] if keys else None
     summary = policy_means(runs, [metric], [group] if group else [])
     policies = list(dict.fromkeys(summary["policy"]))
-    groups = list(dict.fromkeys(summary[group])) if group else [None]
-    width = 0.8 / len(policies)
-    figure = Figure(figsize=(min(9.0, 3.5 + 0.35 * len(groups) * len(policies)), 3.8),
-                    layout="constrained")  # fmt: skip
-    axes = figure.add_subplot()
-    for index, policy in enumerate(policies):
-        part = summary[summary["policy"] == policy]
-        positions = [groups.index(g) + (index - (len(policies) - 1) / 2) * width
-                     for g in (part[group] if group else [None] * len(part))]  # fmt: skip
-        axes.bar(positions, part[f"{metric}_mean"], width * 0.95,
-                 yerr=part[f"{metric}_ci95"].fillna(0), capsize=3, label=policy,
-                 color=OKABE_ITO[index % len(OKABE_ITO)], edgecolor="black", linewidth=0.4,
-                 error_kw={"linewidth": 0.9})  # fmt: skip
-    axes.set_xticks(range(len(groups)))
-    axes.set_xticklabels([str(g) for g in groups] if group else [""])
-    if group:
+    if group is None:  # one bar per policy, named on the x axis
+        figure = Figure(figsize=(min(10.0, 2.5 + 0.55 * len(policies)), 4.2),
+                        layout="constrained")  # fmt: skip
+        axes = figure.add_subplot()
+        axes.bar(range(len(policies)), summary[f"{metric}_mean"],
+                 yerr=summary[f"{metric}_ci95"].fillna(0), capsize=3, edgecolor="black",
+                 linewidth=0.4, color=[LINE_COLOURS[i % 8] for i in range(len(policies))],
+                 hatch=None)  # fmt: skip
+        axes.set_xticks(range(len(policies)))
+        axes.set_xticklabels(policies, rotation=30 if len(policies) > 4 else 0, ha="right"
+                             if len(policies) > 4 else "center", fontsize=8)  # fmt: skip
+    else:
+        groups = list(dict.fromkeys(summary[group]))
+        width = 0.8 / len(policies)
+        figure = Figure(figsize=(min(9.0, 3.5 + 0.35 * len(groups) * len(policies)), 3.8),
+                        layout="constrained")  # fmt: skip
+        axes = figure.add_subplot()
+        for index, policy in enumerate(policies):
+            part = summary[summary["policy"] == policy]
+            offset = (index - (len(policies) - 1) / 2) * width
+            axes.bar([groups.index(g) + offset for g in part[group]], part[f"{metric}_mean"],
+                     width * 0.95, yerr=part[f"{metric}_ci95"].fillna(0), capsize=3,
+                     label=policy, color=OKABE_ITO[index % len(OKABE_ITO)],
+                     hatch=(None, "//", "..")[index // len(OKABE_ITO) % 3], edgecolor="black",
+                     linewidth=0.4, error_kw={"linewidth": 0.9})  # fmt: skip
+        axes.set_xticks(range(len(groups)))
+        axes.set_xticklabels([str(g) for g in groups])
         axes.set_xlabel(metric_label(group))
+        axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="policy")
     axes.set_ylabel(ylabel or metric_label(metric))
     axes.grid(axis="y", alpha=0.3)
-    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="policy")
     axes.set_title(title or f"mean with 95% interval, {summary['runs'].max()} replications")
     return figure
 
@@ -239,7 +252,7 @@ def plot_samples_over_time(progress: pd.DataFrame, policies: Sequence[str] | Non
     figure = Figure(figsize=(7.0, 5.0), layout="constrained")
     top, bottom = figure.subplots(2, 1, sharex=True)
     policies = list(policies or dict.fromkeys(progress["policy"]))
-    for colour, policy in zip(OKABE_ITO, policies, strict=False):
+    for colour, policy in zip(LINE_COLOURS, policies, strict=False):
         for index, (_, run) in enumerate(
             progress[progress["policy"] == policy].groupby("replication")
         ):
