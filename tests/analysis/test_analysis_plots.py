@@ -87,3 +87,15 @@ def test_a_plot_names_the_columns_it_lacks():
                                            "mean_finish": [1.0]}), "A")  # fmt: skip
     with pytest.raises(ValueError, match=r"plot_gantt needs columns \['performance'"):
         plots.plot_gantt(pd.DataFrame({"job_id": [0], "node": [0]}))
+
+
+def test_the_gantt_command_draws_a_time_window(tmp_path):
+    from click.testing import CliRunner
+
+    from gridsim.cli import main
+
+    result = CliRunner().invoke(main, ["gantt", str(jobflow_run()), "--policy", "PAST",
+                                       "--queue-size", "8", "--from", "10", "--to", "60",
+                                       "-o", str(tmp_path / "g.png")])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "g.png").stat().st_size > 5000
