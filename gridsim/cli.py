@@ -1,4 +1,4 @@
-"""The ``gridsim`` command: run, validate and list policies.
+"""The ``gridsim`` command: run, validate, list policies, draw, report and export.
 
 Every user error (bad YAML, unknown criterion, a value out of range) is printed as one line
 naming the field, with exit code 2 and no traceback.
@@ -120,28 +120,94 @@ def policies() -> None:
         click.echo(f"{name.ljust(width)}  {summary}")
 
 
+def _results_table(results: Path, name: str, command: str):
+    import pandas as pd
+
+    path = results / f"{name}.parquet"
+    if not path.exists():
+        _fail(f"{path} not found ({command} needs the results of a jobflow scenario)")
+    return pd.read_parquet(path)
+
+
+def _one_run(table, policy, replication, queue_size, what):
+    from gridsim.analysis.results import select_run
+
+    try:
+        return select_run(table, policy, replication, queue_size, what=what)
+    except ValueError as error:
+        _fail(str(error))
+
+
 @main.command()
 @click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--policy", required=True, help="Policy label, e.g. CoP.")
 @click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
+@click.option("--from", "start", type=float, help="Show from this time (time units).")
+@click.option("--to", "end", type=float, help="Show up to this time (time units).")
 @click.option("--output", "-o", type=click.Path(path_type=Path), required=True,
               help="Image file (.png, .svg, .pdf).")  # fmt: skip
-def gantt(results, policy, replication, queue_size, output) -> None:
+def gantt(results, policy, replication, queue_size, start, end, output) -> None:
     """Draw the Gantt chart of one run of a job-flow RESULTS folder."""
-    import pandas as pd
+    from gridsim.analysis.plots import plot_gantt
 
-    from gridsim.analysis.gantt import gantt as draw
-    from gridsim.analysis.gantt import select_run
-
-    path = results / "tasks.parquet"
-    if not path.exists():
-        _fail(f"{path} not found (gantt needs the results of a jobflow scenario)")
-    try:
-        tasks = select_run(pd.read_parquet(path), policy, replication, queue_size)
-    except ValueError as error:
-        _fail(str(error))
+    tasks = _one_run(_results_table(results, "tasks", "gantt"), policy, replication,
+                     queue_size, "tasks")  # fmt: skip
+    window = None
+    if start is not None or end is not None:
+        window = (start or 0.0, end if end is not None else float(tasks["end"].max()))
     size = f", {queue_size} jobs" if queue_size else ""
-    figure = draw(tasks, title=f"{results.name}: {policy}, replication {replication}{size}")
+    figure = plot_gantt(tasks, title=f"{results.name}: {policy}, replication {replication}{size}",
+                        window=window)  # fmt: skip
     figure.savefig(output, dpi=150)
     click.echo(f"wrote {output}")
+
+
+@main.command()
+@click.argument("results", nargs=-1, required=True,
+                type=click.Path(exists=True, file_okay=False, path_type=Path))  # fmt: skip
+@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("report"), show_default=True, help="Folder for the report.")
+def report(results, out) -> None:
+    """Write report.md and report.html (tables and figures) for RESULTS folders.
+
+    Folders of the same scenario kind are combined into one comparison.
+    """
+    from gridsim.analysis.report import write_report
+
+    for folder in results:
+        if not (folder / "metadata.json").exists():
+            _fail(f"{folder}: not a gridsim results folder (no metadata.json)")
+    try:
+        path = write_report(list(results), out)
+    except ValueError as error:
+        _fail(str(error))
+    click.echo(f"wrote {path} and {path.with_suffix('.html')}")
+
+
+@main.command()
+@click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["swf", "batsim"]), required=True,
+              help="swf: Standard Workload Format; batsim: Batsim's jobs.csv.")
+@click.option("--policy", required=True, help="Policy label, e.g. CoP.")
+@click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
+@click.option("--output", "-o", type=click.Path(path_type=Path), required=True,
+              help="Output file (.swf, .swf.gz or .csv).")  # fmt: skip
+def export(results, fmt, policy, replication, queue_size, output) -> None:
+    """Export the job trace of one run of a job-flow RESULTS folder."""
+    import json
+
+    from gridsim.analysis.export import write_jobs_batsim, write_jobs_swf
+
+    jobs = _one_run(_results_table(results, "jobs", "export"), policy, replication,
+                    queue_size, "jobs")  # fmt: skip
+    metadata = json.loads((results / "metadata.json").read_text())
+    name = f"{metadata['scenario']} {policy} replication {replication}"
+    name += f" queue_size {queue_size}" if queue_size else ""
+    if fmt == "swf":
+        nodes = metadata["scenario_resolved"]["environment"]["nodes"]
+        write_jobs_swf(jobs, output, nodes=nodes, note=name)
+    else:
+        write_jobs_batsim(jobs, output, workload_name=metadata["scenario"])
+    click.echo(f"wrote {output} ({len(jobs)} jobs)")

@@ -1,9 +1,10 @@
 """Job-flow metrics from a schedule: wait, response, slowdown, utilisation, per job and user.
 
 Consumes: a jobs `DataFrame` with columns job_id, user_id, submit_time, start_time,
-finish_time, run_time (s), processors and killed (bool), from a simulation trace or from a
-read log (`read_swf(...).jobs` has them all). Produces: per-job metrics (`job_metrics`) and
-aggregates overall (`jobflow_summary`) or per user (`per_user_summary`).
+finish_time, run_time (s), processors and killed (bool), from a read log (`read_swf(...).jobs`
+has them all) or from a simulation trace (`trace_jobs` renames a gridsim ``jobs`` table).
+Produces: per-job metrics (`job_metrics`) and aggregates overall (`jobflow_summary`) or per
+user (`per_user_summary`).
 
 Definitions follow Feitelson's usage [Fei01, Fei15]; docs/metrics.md states them with units.
 `run_time` is the time the job held its processors (for a killed job, up to the kill), so it
@@ -29,6 +30,22 @@ REQUIRED_COLUMNS = (
 )
 BOUNDED_SLOWDOWN_THRESHOLD = 10.0  # s, the usual tau [Fei01]
 _TOLERANCE = 1e-6  # s, for finish - start against run_time
+
+
+def trace_jobs(jobs: pd.DataFrame) -> pd.DataFrame:
+    """A gridsim ``jobs`` trace (:mod:`gridsim.sim.trace`) in this module's column names.
+
+    Keeps the jobs that ran (``final_state`` finished or killed) and maps ``arrival`` ->
+    submit_time, ``start`` -> start_time, ``finish`` -> finish_time, ``runtime`` -> run_time,
+    ``n`` -> processors, ``final_state == "killed"`` -> killed; a trace has no users, so
+    user_id is 0. Other columns are kept as they are.
+    """
+    ran = jobs[jobs["final_state"].isin(["finished", "killed"])]
+    renamed = ran.rename(columns={"arrival": "submit_time", "start": "start_time",
+                                  "finish": "finish_time", "runtime": "run_time",
+                                  "n": "processors"})  # fmt: skip
+    return renamed.assign(killed=ran["final_state"] == "killed",
+                          user_id=ran.get("user_id", 0))  # fmt: skip
 
 
 def _checked(jobs: pd.DataFrame) -> pd.DataFrame:

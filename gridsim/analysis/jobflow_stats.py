@@ -9,8 +9,10 @@ Definitions (times in simulation time units, cost in money units):
 * ``mean_finish``: mean finish time of the jobs that ran (the paper's "average job finish
   time" [TY20, Tables 2-3]); ``makespan``: last finish minus first arrival.
 * ``mean_wait``: mean of start - arrival.
-* ``mean_bounded_slowdown``: mean of ``max(1, (wait + runtime) / max(runtime, tau))`` with the
-  threshold ``tau`` (default 10 time units).
+* ``mean_slowdown``: mean of ``(wait + runtime) / runtime``; ``mean_bounded_slowdown``: mean
+  of ``max(1, (wait + runtime) / max(runtime, tau))`` with the threshold ``tau`` (default 10
+  time units). The per-job formulas are those of :mod:`gridsim.analysis.jobflow_metrics`
+  (the same definitions serve SWF logs and gridsim traces).
 * ``total_cost``/``mean_cost``: sum and mean of job costs (runtime times the nodes' prices).
 * ``utilisation``: job node-time over the node-time not taken by local load in
   ``[first arrival, last finish]``.
@@ -23,10 +25,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from gridsim.analysis.stats import mean_interval, summarise_by
+from gridsim.analysis.jobflow_metrics import job_metrics, trace_jobs
+from gridsim.analysis.stats import comparison_keys, mean_interval, summarise_by
 
 RUN_METRICS = [
-    "mean_finish", "makespan", "mean_wait", "mean_bounded_slowdown", "total_cost",
+    "mean_finish", "makespan", "mean_wait", "mean_slowdown", "mean_bounded_slowdown",
+    "total_cost",
     "mean_cost", "utilisation", "jobs_finished", "jobs_not_finished", "delayed_jobs",
 ]  # fmt: skip
 
@@ -39,9 +43,7 @@ def run_metrics(
     first_arrival = float(jobs["arrival"].min()) if len(jobs) else 0.0
     last_finish = float(ran["finish"].max()) if len(ran) else first_arrival
     makespan = last_finish - first_arrival
-    runtime = ran["runtime"].to_numpy(dtype=float)
-    wait = ran["wait"].to_numpy(dtype=float)
-    slowdown = np.maximum(1.0, (wait + runtime) / np.maximum(runtime, slowdown_threshold))
+    per_job = job_metrics(trace_jobs(jobs), slowdown_threshold)
     job_tasks = tasks[tasks["kind"] == "job"]
     local = tasks[tasks["kind"] == "local_load"]
     local_time = float(
@@ -55,8 +57,9 @@ def run_metrics(
     return {
         "mean_finish": float(ran["finish"].mean()) if len(ran) else nan,
         "makespan": makespan,
-        "mean_wait": float(wait.mean()) if len(ran) else nan,
-        "mean_bounded_slowdown": float(slowdown.mean()) if len(ran) else nan,
+        "mean_wait": float(per_job["wait_time"].mean()) if len(ran) else nan,
+        "mean_slowdown": float(per_job["slowdown"].mean()) if len(ran) else nan,
+        "mean_bounded_slowdown": float(per_job["bounded_slowdown"].mean()) if len(ran) else nan,
         "total_cost": float(ran["cost"].sum()),
         "mean_cost": float(ran["cost"].mean()) if len(ran) else nan,
         "utilisation": job_time / available if available > 0 else nan,
@@ -71,11 +74,15 @@ def add_advantage(
 ) -> pd.DataFrame:
     """``runs`` with ``100 * (baseline - policy) / baseline`` of ``metric`` per instance.
 
-    Instances are identified by ``replication`` and, if present, ``queue_size``.
+    Positive means smaller than the baseline (better for times and costs). Instances are
+    identified by ``replication`` and the columns of
+    :func:`gridsim.analysis.stats.comparison_keys` (``run``, ``queue_size``, ``goal``).
     """
     column = column or f"{metric.removeprefix('mean_')}_advantage_pct"
-    keys = [k for k in ("queue_size", "replication") if k in runs.columns]
+    keys = [*comparison_keys(runs), "replication"]
     base = runs[runs["policy"] == baseline].set_index(keys)[metric]
+    if base.empty:
+        raise ValueError(f"baseline policy {baseline!r} is not in the results")
     reference = runs.set_index(keys).index.map(base)
     out = runs.copy()
     out[column] = 100.0 * (reference.to_numpy(dtype=float) - out[metric]) / reference
@@ -85,9 +92,13 @@ def add_advantage(
 def relative_advantage(
     runs: pd.DataFrame, baseline: str, metric: str = "mean_finish"
 ) -> pd.DataFrame:
-    """Per queue size and policy: mean paired advantage over ``baseline`` (%) and its 95% CI."""
+    """Per group (``queue_size``, ...) and policy: the mean paired advantage over ``baseline``
+    in % (:func:`add_advantage`), its 95% half-width ``ci95`` and the number of ``runs``.
+
+    This is the curve of [TY20, Fig. 3-4] when the group is the swept queue size.
+    """
     paired = add_advantage(runs, baseline, metric, column="advantage_pct")
-    keys = [k for k in ("queue_size", "policy") if k in paired.columns]
+    keys = [*comparison_keys(paired), "policy"]
     rows = []
     for group, part in paired.groupby(keys, sort=False):
         mean, half, count = mean_interval(part["advantage_pct"].to_numpy(dtype=float))
@@ -97,6 +108,6 @@ def relative_advantage(
 
 
 def summarise_runs(runs: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
-    """Per queue size (if any) and policy: mean and 95% half-width of every metric."""
-    keys = [k for k in ("queue_size", "policy") if k in runs.columns]
+    """Per group (queue size, ...) and policy: mean and 95% half-width of every metric."""
+    keys = [*comparison_keys(runs), "policy"]
     return summarise_by(runs, keys, [m for m in metrics if m in runs.columns])

@@ -122,6 +122,59 @@ def paired_comparison(
     return pd.DataFrame(rows)
 
 
+#: Columns that split a comparison into separate groups when a runs table has them: the
+#: results folder (when several are combined), a swept parameter, an optimisation goal.
+GROUP_COLUMNS = ("run", "queue_size", "goal")
+
+
+def comparison_keys(runs: pd.DataFrame) -> list[str]:
+    """The columns of ``runs`` that, with ``replication``, identify one instance.
+
+    ``queue_size`` and ``goal`` when present. ``run`` (several results folders combined)
+    only when some policy appears in more than one folder; folders with disjoint policies
+    (say one folder per policy, same seed) are paired on ``replication`` across folders.
+    """
+    keys = [c for c in GROUP_COLUMNS[1:] if c in runs.columns]
+    if "run" in runs.columns:
+        folders_per_policy = runs.groupby("policy", sort=False)["run"].nunique()
+        if (folders_per_policy > 1).any():
+            keys.insert(0, "run")
+    return keys
+
+
+def policy_means(
+    runs: pd.DataFrame, metrics: Sequence[str], keys: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Per group and policy: ``runs``, ``<metric>_mean`` and ``<metric>_ci95``.
+
+    ``keys`` defaults to :func:`comparison_keys`; metrics absent from ``runs`` are skipped.
+    """
+    keys = comparison_keys(runs) if keys is None else list(keys)
+    present = [m for m in metrics if m in runs.columns]
+    return summarise_by(runs, [*keys, "policy"], present)
+
+
+def paired_against_baseline(
+    runs: pd.DataFrame,
+    metrics: Sequence[str],
+    baseline: str | None = None,
+    keys: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """:func:`paired_comparison` of every policy against ``baseline`` for several metrics.
+
+    ``baseline`` defaults to the first policy of ``runs`` (the scenario's first), ``keys`` to
+    :func:`comparison_keys`. One row per metric, group and policy.
+    """
+    baseline = str(runs["policy"].iloc[0]) if baseline is None else baseline
+    keys = comparison_keys(runs) if keys is None else list(keys)
+    tables = [
+        paired_comparison(runs, metric, baseline, keys)
+        for metric in metrics
+        if metric in runs.columns
+    ]
+    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+
+
 def format_summary(summary: pd.DataFrame, keys: Sequence[str], metrics: Sequence[str]) -> str:
     """A plain-text table: one row per group, ``mean ± half-width`` per metric."""
     counts = [c for c in ("runs", "cycles") if c in summary.columns][:1]

@@ -2,8 +2,8 @@
 ``tasks`` tables of :func:`gridsim.cloud.experiment.run_replication`; produce matplotlib
 Figures (never shown, so callers decide to save or display them).
 
-Colours come from the Okabe-Ito palette, which stays distinguishable with the common forms of
-colour blindness.
+Colours come from the Okabe-Ito palette (:mod:`gridsim.analysis.plots`), which stays
+distinguishable with the common forms of colour blindness.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from gridsim.analysis.plots import OKABE_ITO, plot_samples_over_time
 from gridsim.cloud.turnaround import (
     NAGANO,
     ApplicationProfile,
@@ -23,9 +24,6 @@ from gridsim.cloud.turnaround import (
 
 __all__ = ["OKABE_ITO", "plot_overhead", "plot_production", "plot_task_sizes"]
 
-OKABE_ITO = (
-    "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000",
-)  # fmt: skip
 
 
 PAPER_INTERVALS = MiddlewareIntervals(scheduling_interval_s=10.0, pilot_interval_s=30.0)
@@ -58,32 +56,9 @@ def plot_overhead(
 
 
 def plot_production(progress: pd.DataFrame) -> Figure:
-    """Samples completed (top) and pilots enrolled (bottom) over time, one line per policy
-    and replication (cf. Fig. 2-3).
-
-    Args:
-        progress: columns ``policy``, ``replication``, ``time_s``, ``samples_completed``,
-            ``pilots``.
-    """
-    figure = Figure(figsize=(7.0, 5.0), layout="constrained")
-    top, bottom = figure.subplots(2, 1, sharex=True)
-    policies = list(dict.fromkeys(progress["policy"]))
-    for colour, policy in zip(OKABE_ITO, policies, strict=False):
-        for index, (_, run) in enumerate(
-            progress[progress["policy"] == policy].groupby("replication")
-        ):
-            hours = run["time_s"] / 3600.0
-            label = policy if index == 0 else None
-            top.step(hours, run["samples_completed"] / 1e6, where="post", color=colour,
-                     label=label, alpha=0.8)
-            bottom.step(hours, run["pilots"], where="post", color=colour, alpha=0.8)
-    top.set_ylabel("samples completed (millions)")
-    top.legend()
-    top.grid(alpha=0.3)
-    bottom.set_ylabel("pilots enrolled")
-    bottom.set_xlabel("time (h)")
-    bottom.grid(alpha=0.3)
-    return figure
+    """Samples completed and pilots enrolled over time (cf. Fig. 2-3): the same figure as
+    :func:`gridsim.analysis.plots.plot_samples_over_time`, kept under its cloud name."""
+    return plot_samples_over_time(progress)
 
 
 def plot_task_sizes(tasks: pd.DataFrame) -> Figure:

@@ -1,0 +1,270 @@
+"""Figures of results tables: Gantt chart, comparison bars, advantage curves, samples over time.
+
+Consumes the tables of :func:`gridsim.analysis.results.load_results` (or of one replication);
+produces matplotlib Figures, never shown or saved here, so callers decide. Each function
+declares the columns it needs in :data:`COLUMNS` and raises ValueError naming any that are
+missing. Colours come from the Okabe-Ito palette, which stays distinguishable with the common
+forms of colour blindness; intervals are 95% Student-t intervals of the mean
+(:mod:`gridsim.analysis.stats`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from gridsim.analysis.jobflow_stats import relative_advantage
+from gridsim.analysis.stats import comparison_keys, policy_means
+
+__all__ = [
+    "COLUMNS",
+    "OKABE_ITO",
+    "metric_label",
+    "plot_advantage",
+    "plot_comparison",
+    "plot_gantt",
+    "plot_samples_over_time",
+]
+
+OKABE_ITO = (
+    "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000",
+)  # fmt: skip
+#: Okabe-Ito reordered for lines and markers on white: the pale yellow comes last.
+LINE_COLOURS = (
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
+)  # fmt: skip
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+LOCAL_LOAD_GREY = "0.75"
+
+#: The columns each plot needs (``<metric>`` stands for the metric argument).
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "plot_gantt": ("job_id", "node", "performance", "start", "end", "kind"),
+    "plot_comparison": ("policy", "<metric>"),
+    "plot_advantage": ("policy", "replication", "<over>", "<metric>"),
+    "plot_samples_over_time": ("policy", "replication", "time_s", "samples_completed",
+                               "pilots"),
+}  # fmt: skip
+
+#: Axis labels with units for the metrics of the runs tables (docs/results.md).
+METRIC_LABELS = {
+    "mean_finish": "mean job finish time (time units)",
+    "makespan": "makespan (time units)",
+    "mean_wait": "mean wait (time units)",
+    "mean_slowdown": "mean slowdown (ratio)",
+    "mean_bounded_slowdown": "mean bounded slowdown (ratio)",
+    "mean_cost": "mean job cost (money)",
+    "total_cost": "total cost (money)",
+    "utilisation": "utilisation (fraction of free node-time)",
+    "finish_advantage_pct": "finish-time advantage over baseline (%)",
+    "start": "window start (time units)",
+    "finish": "window finish (time units)",
+    "runtime": "window runtime (time units)",
+    "cost": "window cost (money)",
+    "Q": "Q, sum of node values",
+    "L_minSum": "mean distance to nearest busy interval (time units)",
+    "L_maxSum": "mean distance to farthest busy interval (time units)",
+    "total_time": "total batch time (time units)",
+    "alternatives_per_job": "alternatives per job",
+    "makespan_s": "makespan (s)",
+    "mean_pilots": "mean pilots enrolled",
+    "failed_tasks": "failed tasks",
+    "queue_size": "queue size (jobs)",
+}
+
+
+def metric_label(metric: str) -> str:
+    """An axis label with its unit for a runs-table metric (the name itself if unknown)."""
+    return METRIC_LABELS.get(metric, metric)
+
+
+def _require(table: pd.DataFrame, plot: str, **names: str) -> None:
+    needed = [names.get(c.strip("<>"), c) if c.startswith("<") else c for c in COLUMNS[plot]]
+    missing = [c for c in needed if c not in table.columns]
+    if missing:
+        raise ValueError(f"{plot} needs columns {missing}, got {list(table.columns)}")
+
+
+def plot_gantt(
+    tasks: pd.DataFrame,
+    title: str = "",
+    time_unit: str = "time units",
+    window: tuple[float, float] | None = None,
+    label_jobs: bool = True,
+) -> Figure:
+    """A Gantt chart of one job flow's tasks.
+
+    Nodes are on the y axis sorted by performance (fastest on top), local load is grey, each
+    job has one colour (cycling through the palette) and its id written on its bars.
+
+    Args:
+        tasks: the ``tasks`` table of one run (:func:`gridsim.analysis.results.select_run`).
+        window: ``(start, end)`` in time units to show only that part of the schedule.
+        label_jobs: write job ids on the bars (skipped when there are over 400 bars).
+    """
+    _require(tasks, "plot_gantt")
+    if window is not None:
+        tasks = tasks[(tasks["end"] > window[0]) & (tasks["start"] < window[1])]
+    nodes = tasks[["node", "performance"]].drop_duplicates("node").sort_values(
+        ["performance", "node"]
+    )
+    row = {int(node): i for i, node in enumerate(nodes["node"])}
+    figure = Figure(figsize=(10, min(12.0, max(3.0, 0.22 * len(row) + 1.6))), layout="constrained")
+    axes = figure.add_subplot()
+    write_labels = label_jobs and len(tasks) <= 400
+    for task in tasks.itertuples():
+        y, width = row[int(task.node)], task.end - task.start
+        local = task.kind == "local_load"
+        colour = LOCAL_LOAD_GREY if local else OKABE_ITO[int(task.job_id) % len(OKABE_ITO)]
+        axes.broken_barh([(task.start, width)], (y - 0.4, 0.8), facecolors=colour,
+                         edgecolors="black", linewidth=0.3, hatch="//" if local else None)
+        if write_labels and not local:
+            dark = colour in ("#0072B2", "#000000", "#D55E00")
+            axes.text(task.start + width / 2, y, str(int(task.job_id)), ha="center",
+                      va="center", fontsize=6, color="white" if dark else "black",
+                      clip_on=True)  # fmt: skip
+    axes.set_yticks(list(row.values()))
+    axes.set_yticklabels([f"{node} (p={p:.3g})" for node, p in
+                          zip(nodes["node"], nodes["performance"], strict=True)])  # fmt: skip
+    axes.set_ylabel("node (performance p)")
+    axes.set_xlabel(f"time ({time_unit})")
+    if window is not None:
+        axes.set_xlim(*window)
+    else:
+        axes.set_xlim(left=0)
+    axes.legend(handles=[Patch(facecolor=LOCAL_LOAD_GREY, hatch="//", edgecolor="black",
+                               label="local load"),
+                         Patch(facecolor=OKABE_ITO[0], edgecolor="black",
+                               label="job (id on bar)")],
+                loc="upper right", fontsize=7, framealpha=0.9)  # fmt: skip
+    axes.set_title(title)
+    return figure
+
+
+def plot_comparison(
+    runs: pd.DataFrame,
+    metric: str,
+    group: str | None = None,
+    title: str = "",
+    ylabel: str | None = None,
+) -> Figure:
+    """Bars of the per-policy mean of ``metric`` with 95% interval whiskers.
+
+    Args:
+        runs: a runs table (one row per replication and policy).
+        group: a column giving one cluster of bars per value (``queue_size``, ``goal``),
+            policies in the legend; default the first of
+            :func:`gridsim.analysis.stats.comparison_keys`. Without one, one bar per policy
+            named on the x axis.
+    """
+    _require(runs, "plot_comparison", metric=metric)
+    if group is None:
+        keys = comparison_keys(runs)
+        group = keys[0] if keys else None
+    summary = policy_means(runs, [metric], [group] if group else [])
+    policies = list(dict.fromkeys(summary["policy"]))
+    if group is None:  # one bar per policy, named on the x axis
+        figure = Figure(figsize=(min(10.0, 2.5 + 0.55 * len(policies)), 4.2),
+                        layout="constrained")  # fmt: skip
+        axes = figure.add_subplot()
+        axes.bar(range(len(policies)), summary[f"{metric}_mean"],
+                 yerr=summary[f"{metric}_ci95"].fillna(0), capsize=3, edgecolor="black",
+                 linewidth=0.4, color=[LINE_COLOURS[i % 8] for i in range(len(policies))],
+                 hatch=None)  # fmt: skip
+        axes.set_xticks(range(len(policies)))
+        axes.set_xticklabels(policies, rotation=30 if len(policies) > 4 else 0, ha="right"
+                             if len(policies) > 4 else "center", fontsize=8)  # fmt: skip
+    else:
+        groups = list(dict.fromkeys(summary[group]))
+        width = 0.8 / len(policies)
+        figure = Figure(figsize=(min(9.0, 3.5 + 0.35 * len(groups) * len(policies)), 3.8),
+                        layout="constrained")  # fmt: skip
+        axes = figure.add_subplot()
+        for index, policy in enumerate(policies):
+            part = summary[summary["policy"] == policy]
+            offset = (index - (len(policies) - 1) / 2) * width
+            axes.bar([groups.index(g) + offset for g in part[group]], part[f"{metric}_mean"],
+                     width * 0.95, yerr=part[f"{metric}_ci95"].fillna(0), capsize=3,
+                     label=policy, color=OKABE_ITO[index % len(OKABE_ITO)],
+                     hatch=(None, "//", "..")[index // len(OKABE_ITO) % 3], edgecolor="black",
+                     linewidth=0.4, error_kw={"linewidth": 0.9})  # fmt: skip
+        axes.set_xticks(range(len(groups)))
+        axes.set_xticklabels([str(g) for g in groups])
+        axes.set_xlabel(metric_label(group))
+        axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="policy")
+    axes.set_ylabel(ylabel or metric_label(metric))
+    axes.grid(axis="y", alpha=0.3)
+    axes.set_title(title or f"mean with 95% interval, {summary['runs'].max()} replications")
+    return figure
+
+
+def plot_advantage(
+    runs: pd.DataFrame,
+    baseline: str,
+    metric: str = "mean_finish",
+    over: str = "queue_size",
+    title: str = "",
+) -> Figure:
+    """Mean paired advantage over ``baseline`` (%) against a swept parameter, with 95%
+    interval whiskers, one line per policy (like [TY20, Fig. 3-4]); lines are dodged
+    sideways a little so that the whiskers do not hide each other.
+
+    The advantage is ``100 (baseline - policy) / baseline`` of ``metric`` on the same
+    instance (:func:`gridsim.analysis.jobflow_stats.relative_advantage`): above zero is
+    better than the baseline for times and costs.
+    """
+    _require(runs, "plot_advantage", metric=metric, over=over)
+    curves = relative_advantage(runs, baseline, metric)
+    figure = Figure(figsize=(6.0, 4.0), layout="constrained")
+    axes = figure.add_subplot()
+    axes.axhline(0.0, color="black", linewidth=0.8)
+    policies = [p for p in dict.fromkeys(curves["policy"]) if p != baseline]
+    steps = sorted(curves[over].unique())
+    dodge = 0.012 * (steps[-1] - steps[0] if len(steps) > 1 else 1.0)
+    for index, policy in enumerate(policies):
+        part = curves[curves["policy"] == policy].sort_values(over)
+        offset = (index - (len(policies) - 1) / 2) * dodge
+        axes.errorbar(part[over] + offset, part["advantage_pct"], yerr=part["ci95"].fillna(0),
+                      marker=MARKERS[index % len(MARKERS)], capsize=3, label=policy,
+                      color=LINE_COLOURS[index % len(LINE_COLOURS)], linewidth=1.4,
+                      markersize=5)  # fmt: skip
+    axes.set_xlabel(metric_label(over))
+    axes.set_ylabel(f"advantage over {baseline} (%)")
+    axes.set_xticks(steps)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=8)
+    runs_count = int(curves["runs"].max())
+    axes.set_title(title or f"{metric}: paired advantage, 95% intervals, {runs_count} replications")
+    return figure
+
+
+def plot_samples_over_time(progress: pd.DataFrame, policies: Sequence[str] | None = None) -> Figure:
+    """Samples completed (top) and pilots enrolled (bottom) over time, one line per policy
+    and replication (like [RRM, Fig. 2-3]).
+
+    Args:
+        progress: the ``progress`` table of a cloud run.
+        policies: which policies to draw, in legend order (default all).
+    """
+    _require(progress, "plot_samples_over_time")
+    figure = Figure(figsize=(7.0, 5.0), layout="constrained")
+    top, bottom = figure.subplots(2, 1, sharex=True)
+    policies = list(policies or dict.fromkeys(progress["policy"]))
+    for colour, policy in zip(LINE_COLOURS, policies, strict=False):
+        for index, (_, run) in enumerate(
+            progress[progress["policy"] == policy].groupby("replication")
+        ):
+            hours = run["time_s"] / 3600.0
+            label = policy if index == 0 else None
+            top.step(hours, run["samples_completed"] / 1e6, where="post", color=colour,
+                     label=label, alpha=0.8)  # fmt: skip
+            bottom.step(hours, run["pilots"], where="post", color=colour, alpha=0.8)
+    top.set_ylabel("samples completed (millions)")
+    top.legend()
+    top.grid(alpha=0.3)
+    bottom.set_ylabel("pilots enrolled")
+    bottom.set_xlabel("time (h)")
+    bottom.grid(alpha=0.3)
+    return figure

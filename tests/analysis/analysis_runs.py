@@ -1,0 +1,86 @@
+"""Small real runs shared by the analysis tests (a plain module with a unique name).
+
+Each helper runs a scenario of the repository with few replications in this process and
+writes it to a results folder, once per test process.
+"""
+
+from __future__ import annotations
+
+import functools
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from gridsim.experiments.kinds import load_scenario
+from gridsim.experiments.runner import run_experiment
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ROOT / "scenarios"
+_BASE = Path(tempfile.mkdtemp(prefix="gridsim-analysis-tests-"))
+
+SMALL_CLOUD = {
+    "name": "small-cloud",
+    "kind": "cloud",
+    "seed": 7,
+    "replications": 2,
+    "policies": [
+        {"name": "EqualChunks", "samples_per_task": 6000},
+        {"name": "DyTSS", "L": 1500, "M": 18000},
+    ],
+    "application": {"total_samples": 300_000},
+    "framework": {"max_pilots": 12},
+    "providers": [
+        {
+            "name": "fast",
+            "advertised": {"max_vms": 8, "performance_w": 2000, "bandwidth_mb_s": 0.25},
+            "capacity": [{"time_s": 0, "vms": 6}],
+            "performance_w": {"low": 1500, "high": 2000},
+        },
+        {
+            "name": "slow",
+            "advertised": {"max_vms": 8, "performance_w": 1500, "bandwidth_mb_s": 0.25},
+            "capacity": [{"time_s": 0, "vms": 8}],
+            "performance_w": {"low": 1000, "high": 1200},
+        },
+    ],
+}
+
+
+def _run(source, name: str, replications: int, **update) -> Path:
+    scenario, text = load_scenario(source)
+    if update:
+        scenario = scenario.model_copy(update=update)
+    out = _BASE / name
+    run_experiment(scenario, text, replications=replications, jobs=1, out_dir=out,
+                   progress=False)  # fmt: skip
+    return out
+
+
+@functools.cache
+def jobflow_run() -> Path:
+    """Paper 002's static queue with queues of 8 and 16 jobs, 4 replications."""
+    return _run(SCENARIOS / "coordinated-placement-static.yaml", "jobflow", 4,
+                queue_sizes=[8, 16])  # fmt: skip
+
+
+@functools.cache
+def arrivals_run() -> Path:
+    """Paper 002's arrivals scenario, queue of 8 jobs, 3 replications."""
+    return _run(SCENARIOS / "coordinated-placement-arrivals.yaml", "arrivals", 3,
+                queue_sizes=[8])  # fmt: skip
+
+
+@functools.cache
+def window_search_run() -> Path:
+    return _run(SCENARIOS / "window-search.yaml", "window-search", 3)
+
+
+@functools.cache
+def batch_run() -> Path:
+    return _run(SCENARIOS / "batch-alp-amp.yaml", "batch", 30)
+
+
+@functools.cache
+def cloud_run() -> Path:
+    return _run(yaml.safe_dump(SMALL_CLOUD), "cloud", 2)
