@@ -8,8 +8,9 @@ import pytest
 from click.testing import CliRunner
 from matplotlib.figure import Figure
 
-from gridsim.analysis.gantt import gantt, select_run
 from gridsim.analysis.jobflow_stats import relative_advantage
+from gridsim.analysis.plots import plot_gantt as gantt
+from gridsim.analysis.results import select_run
 from gridsim.cli import main
 from gridsim.config import ScenarioError
 from gridsim.experiments.jobflow import run_replication
