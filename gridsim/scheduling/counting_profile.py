@@ -37,7 +37,9 @@ class CountingProfile:
         self.processors = processors
         self.times: list[float] = [now]
         self.free: list[int] = [processors]
-        self._prefix_max: list[int] | None = None
+        # running maximum of `free`, valid for indices below `_valid` (rebuilt lazily, in C)
+        self._prefix_max: list[int] = []
+        self._valid = 0
 
     def __len__(self) -> int:
         return len(self.times)
@@ -55,7 +57,7 @@ class CountingProfile:
         i = bisect_right(self.times, now) - 1
         if i > 0:
             del self.times[:i], self.free[:i]
-            self._prefix_max = None
+            self._valid = 0
         if self.times[0] < now:
             self.times[0] = now
 
@@ -85,7 +87,8 @@ class CountingProfile:
             raise ValueError(f"over-committed: {processors} processors on [{start}, {end})")
         if processors < 0 and max(free[first:last]) > self.processors:
             raise ValueError(f"released more than was held on [{start}, {end})")
-        self._prefix_max = None
+        # steps before `first` neither changed nor moved
+        self._valid = min(self._valid, first)
 
     def release(self, start: float, end: float, processors: int) -> None:
         """Free ``processors`` over ``[start, end)`` (undo an :meth:`add`)."""
@@ -100,8 +103,16 @@ class CountingProfile:
         i = bisect_left(self.times, time)
         if i == 0:
             return 0
-        if self._prefix_max is None:
-            self._prefix_max = list(accumulate(self.free, max))
+        valid = self._valid
+        if i > valid:
+            prefix = self._prefix_max
+            del prefix[valid:]
+            if valid == 0:
+                prefix.extend(accumulate(self.free[:i], max))
+            else:
+                prefix.extend(accumulate(self.free[valid:i], max, initial=prefix[-1]))
+                del prefix[valid]  # the initial value, repeated by accumulate
+            self._valid = i
         return self._prefix_max[i - 1]
 
     def earliest_fit(
@@ -137,3 +148,31 @@ class CountingProfile:
                     return start
             i += 1
         return None  # only with before <= the last step's start: the last step is the machine
+
+    def earliest_move(self, now: float, processors: int, duration: float, reserved: float):
+        """Where a job holding ``[reserved, reserved + duration)`` could start earlier.
+
+        The earliest ``t`` in ``[now, reserved)`` at which ``processors`` stay free for
+        ``duration`` once the job's own reservation is freed, or ``None``; the profile is
+        not changed (a job that cannot move costs no release and re-reservation).
+        """
+        times, free = self.times, self.free
+        count = len(times)
+        own_end = reserved + duration
+        i = max(bisect_right(times, now) - 1, 0)
+        start = None
+        while i < count:
+            time = times[i]
+            available = free[i] + processors if reserved <= time < own_end else free[i]
+            if available < processors:
+                start = None
+            else:
+                if start is None:
+                    if time >= reserved:
+                        return None
+                    start = time if time > now else now
+                step_end = times[i + 1] if i + 1 < count else math.inf
+                if step_end - start >= duration:
+                    return start
+            i += 1
+        return None

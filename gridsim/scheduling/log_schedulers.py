@@ -184,11 +184,10 @@ class Conservative(_QueueScheduler):
                 continue  # no instant before its reservation has room: it cannot move
             self.compression_scans += 1
             e = estimate[job]
-            profile.release(reserved, reserved + e, p)
-            new = profile.earliest_fit(now, p, e, before=reserved)
+            new = profile.earliest_move(now, p, e, reserved)
             if new is None:
-                profile.add(reserved, reserved + e, p)
                 continue
+            profile.release(reserved, reserved + e, p)
             profile.add(new, new + e, p)
             queue[job] = new  # same key: the dict's order (priority) is unchanged
             heapq.heappush(self._starts, (new, job))
