@@ -48,8 +48,10 @@ METRICS = [
     "utilisation", "makespan", "killed_jobs", "peak_processors", "replay_time_s",
 ]  # fmt: skip
 #: Columns `gridsim run` prints (all of METRICS are in summary.csv).
-DISPLAY_METRICS = ["mean_wait_time", "mean_response_time", "mean_slowdown",
-                   "mean_bounded_slowdown", "utilisation", "killed_jobs", "replay_time_s"]  # fmt: skip
+DISPLAY_METRICS = [
+    "mean_wait_time", "mean_response_time", "mean_slowdown", "mean_bounded_slowdown",
+    "utilisation", "killed_jobs", "replay_time_s",
+]  # fmt: skip
 
 
 class WorkloadConfig(Strict):
@@ -152,8 +154,13 @@ def replay_homogeneous(
             bar.update(max(0, round(now - first) - bar.n))
 
     try:
-        replay = replay_log(jobs, len(platform), scheduler,  # type: ignore[arg-type]
-                            record_nodes=scenario.record_nodes, on_progress=on_progress)  # fmt: skip
+        replay = replay_log(
+            jobs,
+            len(platform),
+            scheduler,  # type: ignore[arg-type]
+            record_nodes=scenario.record_nodes,
+            on_progress=on_progress,
+        )
     finally:
         if progress is not None:
             progress[0].close()
@@ -247,10 +254,10 @@ def run_replication(
         labels = dict(scenario=scenario.name, scheduler=scheduler, policy=policy,
                       replication=replication)  # fmt: skip
         summary = jobflow_summary(jobs, len(platform), threshold)
-        runs.append({**labels, **summary.to_dict(),
-                     "peak_processors": jobs.attrs["peak_processors"],
-                     "replay_time_s": elapsed,
-                     "jobs_per_second": len(jobs) / elapsed if elapsed > 0 else math.nan})  # fmt: skip
+        speed = len(jobs) / elapsed if elapsed > 0 else math.nan
+        peak = jobs.attrs["peak_processors"]
+        runs.append({**labels, **summary.to_dict(), "peak_processors": peak,
+                     "replay_time_s": elapsed, "jobs_per_second": speed})  # fmt: skip
         job_tables.append(job_metrics(jobs, threshold).assign(**labels))
         users = per_user_summary(jobs, len(platform), threshold).reset_index()
         user_tables.append(users.assign(**labels))

@@ -136,7 +136,7 @@ def replay_log(
         if in_use > peak:
             peak = in_use
             if peak > machine_processors:
-                raise ReplayError(f"{peak} processors in use at {now}, machine {machine_processors}")
+                raise ReplayError(f"{peak} processors in use at {now} on {machine_processors}")
         if on_progress is not None and events % progress_every == 0:
             on_progress(now)
     if on_progress is not None and count:
