@@ -24,6 +24,7 @@ A replay is deterministic: replications repeat it (the seed is not used).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from pathlib import Path
@@ -118,7 +119,8 @@ def load_log(scenario: SwfReplayScenario) -> SwfLog:
     """The scenario's log, cut to ``max_jobs`` (the first jobs in file order)."""
     log = read_swf(scenario.workload.source(), scenario.workload.mapping)
     if scenario.workload.max_jobs is not None:
-        log.jobs = log.jobs.iloc[: scenario.workload.max_jobs].reset_index(drop=True)
+        jobs = log.jobs.iloc[: scenario.workload.max_jobs].reset_index(drop=True)
+        log = dataclasses.replace(log, jobs=jobs)
     if len(log.jobs) == 0:
         raise ValueError(f"{scenario.workload.source()}: no job to replay")
     return log
