@@ -30,12 +30,32 @@ def _fail(message: str) -> None:
     sys.exit(2)
 
 
-def _load(scenario: str | None):
+def _load(scenario: str | None, log: Path | None = None):
     try:
-        return load_scenario(_scenario_source(scenario))
+        source = _scenario_source(scenario)
+        if log is not None:
+            source = _with_log(source, log)
+        return load_scenario(source)
     except ScenarioError as error:
         _fail(f"{scenario or QUICKSTART}: {error}")
         raise  # unreachable
+
+
+def _with_log(source: str | Path, log: Path) -> str:
+    """The scenario's YAML text with ``workload.path`` set to ``log`` (``--log``)."""
+    import yaml
+
+    from gridsim.config import read_yaml
+
+    document, _ = read_yaml(source)
+    if document.get("kind") != "swf_replay":
+        raise ScenarioError(f"--log applies to swf_replay scenarios, not {document.get('kind')!r}")
+    workload = document.get("workload") or {}
+    if not isinstance(workload, dict):
+        raise ScenarioError("workload: expected a mapping")
+    document["workload"] = {**workload, "path": str(log.expanduser().resolve())}
+    text = yaml.safe_dump(document, sort_keys=False)
+    return f"# workload.path set by --log {log}\n{text}"
 
 
 def _default_out(name: str) -> Path:
@@ -60,12 +80,14 @@ def main() -> None:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes [all cores].")
 @click.option("--out", "-o", type=click.Path(path_type=Path), help="Results folder.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def run(scenario, replications, seed, jobs, out, quiet) -> None:
+@click.option("--log", type=click.Path(path_type=Path),
+              help="Workload log replacing workload.path (swf_replay scenarios).")  # fmt: skip
+def run(scenario, replications, seed, jobs, out, quiet, log) -> None:
     """Run SCENARIO (a YAML file; default: the embedded quick-start) and summarise it."""
     from gridsim.analysis.stats import format_summary
     from gridsim.experiments.runner import run_experiment
 
-    model, text = _load(scenario)
+    model, text = _load(scenario, log)
     out = out or _default_out(model.name)
     result = run_experiment(
         model,

@@ -33,6 +33,7 @@ KINDS: dict[str, Kind] = {
     "jobflow": Kind("gridsim.experiments.jobflow", "JobFlowScenario"),
     "batch": Kind("gridsim.scheduling.batch.experiment", "BatchScenario"),
     "cloud": Kind("gridsim.cloud.experiment", "CloudScenario"),
+    "swf_replay": Kind("gridsim.experiments.swf_replay", "SwfReplayScenario"),
 }
 
 

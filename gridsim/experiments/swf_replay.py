@@ -1,0 +1,275 @@
+"""Scenario kind ``swf_replay``: a real workload log replayed under FCFS, EASY and
+conservative backfilling.
+
+Consumes a :class:`SwfReplayScenario`: the log (a path, or the bundled KTH-SP2 excerpt), how
+its fields map to jobs (:class:`~gridsim.workloads.swf.SwfMapping`), the machine (the log's
+homogeneous machine, or node classes from :mod:`gridsim.workloads.platform`) and the
+schedulers. Produces three tables, each with ``scheduler``, ``policy`` and ``replication``:
+``runs`` (one row per scheduler: the metrics of :mod:`gridsim.analysis.jobflow_metrics`,
+peak processors, replay time), ``jobs`` (one row per job: submit, start, finish, wait,
+response, slowdowns, first reservation, nodes) and ``users`` (the metrics per user).
+
+Which engine runs a replay:
+
+* Homogeneous machine (every node the same performance and price): the processor-count
+  schedulers of :mod:`gridsim.scheduling.log_schedulers` in the heap loop of
+  :mod:`gridsim.sim.log_replay` -- FCFS, EASY and conservative backfilling, exactly the
+  classical formulation [MF01]; node ids are given at the actual start.
+* Node classes that differ: node identities matter, so conservative backfilling runs on the
+  node-level engine (:mod:`gridsim.sim.engine`, SimPy) with the resource-selection
+  ``policy`` of the registry (BFstart, CoP, ...). FCFS and EASY are not available there.
+
+A replay is deterministic: replications repeat it (the seed is not used).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import Field, field_validator, model_validator
+
+from gridsim.analysis.jobflow_metrics import job_metrics, jobflow_summary, per_user_summary
+from gridsim.analysis.stats import summarise_by
+from gridsim.config import ScenarioBase, Strict
+from gridsim.scheduling.log_schedulers import ALGORITHMS
+from gridsim.selection.criteria import CriterionError, build_criterion
+from gridsim.sim.log_replay import node_intervals, replay_log
+from gridsim.workloads.platform import LogPlatform, LogPlatformConfig, log_platform
+from gridsim.workloads.swf import SwfLog, SwfMapping, bundled_swf, read_swf
+
+SchedulerName = Literal["fcfs", "easy", "conservative"]
+METRICS = [
+    "jobs", "mean_wait_time", "mean_response_time", "mean_slowdown", "mean_bounded_slowdown",
+    "utilisation", "makespan", "killed_jobs", "peak_processors", "replay_time_s",
+]  # fmt: skip
+#: Columns `gridsim run` prints (all of METRICS are in summary.csv).
+DISPLAY_METRICS = [
+    "mean_wait_time", "mean_response_time", "mean_slowdown", "mean_bounded_slowdown",
+    "utilisation", "killed_jobs", "replay_time_s",
+]  # fmt: skip
+
+
+class WorkloadConfig(Strict):
+    """The log: ``path`` (plain or gzip SWF; none: the bundled KTH-SP2 first 2000 jobs)."""
+
+    path: str | None = None
+    mapping: SwfMapping = SwfMapping()
+    max_jobs: int | None = Field(None, ge=1)
+
+    @field_validator("path")
+    @classmethod
+    def _exists(cls, value: str | None) -> str | None:
+        if value is not None and not Path(value).expanduser().is_file():
+            raise ValueError(f"no such log file: {value}")
+        return value
+
+    def source(self) -> Path:
+        return Path(self.path).expanduser() if self.path else bundled_swf()
+
+
+class SwfReplayScenario(ScenarioBase):
+    kind: Literal["swf_replay"]
+    workload: WorkloadConfig = WorkloadConfig()
+    platform: LogPlatformConfig = LogPlatformConfig()
+    schedulers: list[SchedulerName] = Field(default=list(ALGORITHMS), min_length=1)
+    policy: str | dict[str, Any] = "BFstart"
+    bounded_slowdown_threshold: float = Field(10.0, gt=0)
+    record_nodes: bool = True
+    progress: bool = True
+
+    @field_validator("schedulers")
+    @classmethod
+    def _distinct(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError(f"expected distinct schedulers, got {value}")
+        return value
+
+    @field_validator("policy")
+    @classmethod
+    def _known(cls, value: str | dict[str, Any]) -> str | dict[str, Any]:
+        try:
+            build_criterion(value)
+        except CriterionError as error:
+            raise ValueError(str(error)) from None
+        return value
+
+    @model_validator(mode="after")
+    def _supported(self) -> SwfReplayScenario:
+        if not _homogeneous_classes(self.platform):
+            other = [s for s in self.schedulers if s != "conservative"]
+            if other:
+                raise ValueError(
+                    f"schedulers {other} need a homogeneous machine; with node classes that "
+                    "differ only conservative backfilling is available"
+                )
+        return self
+
+
+def _homogeneous_classes(config: LogPlatformConfig) -> bool:
+    return len({(c.performance, c.price) for c in config.node_classes}) <= 1
+
+
+def load_log(scenario: SwfReplayScenario) -> SwfLog:
+    """The scenario's log, cut to ``max_jobs`` (the first jobs in file order)."""
+    log = read_swf(scenario.workload.source(), scenario.workload.mapping)
+    if scenario.workload.max_jobs is not None:
+        jobs = log.jobs.iloc[: scenario.workload.max_jobs].reset_index(drop=True)
+        log = dataclasses.replace(log, jobs=jobs)
+    if len(log.jobs) == 0:
+        raise ValueError(f"{scenario.workload.source()}: no job to replay")
+    return log
+
+
+def _progress_bar(scenario: SwfReplayScenario, jobs: pd.DataFrame, label: str):
+    """A tqdm bar over simulated time (s since the first submission); None if disabled."""
+    if not scenario.progress:
+        return None
+    from tqdm.auto import tqdm
+
+    first = float(jobs.submit_time.min())
+    total = float(jobs.submit_time.max()) - first
+    bar = tqdm(total=round(total), desc=label, unit="sim s", unit_scale=True, disable=None,
+               leave=False)  # fmt: skip
+    return bar, first
+
+
+def replay_homogeneous(
+    scenario: SwfReplayScenario, log: SwfLog, platform: LogPlatform, scheduler: str
+) -> pd.DataFrame:
+    """One replay with the processor-count schedulers; returns the jobs table."""
+    jobs = log.jobs
+    scale = platform.reference_performance / float(platform.performance[0])
+    if scale != 1.0:  # a faster or slower homogeneous machine: every time scales
+        jobs = jobs.assign(estimate=jobs.estimate * scale, duration=jobs.duration * scale)
+    progress = _progress_bar(scenario, jobs, scheduler)
+    on_progress = None
+    if progress is not None:
+        bar, first = progress
+
+        def on_progress(now: float) -> None:
+            bar.update(max(0, round(now - first) - bar.n))
+
+    try:
+        replay = replay_log(
+            jobs,
+            len(platform),
+            scheduler,  # type: ignore[arg-type]
+            record_nodes=scenario.record_nodes,
+            on_progress=on_progress,
+        )
+    finally:
+        if progress is not None:
+            progress[0].close()
+    table = _job_table(jobs, replay.start_time, replay.first_reservation)
+    if replay.nodes is not None:
+        table["allocated_resources"] = [node_intervals(nodes) for nodes in replay.nodes]
+    table.attrs["peak_processors"] = replay.peak_processors
+    return table
+
+
+def replay_node_level(
+    scenario: SwfReplayScenario, log: SwfLog, platform: LogPlatform
+) -> pd.DataFrame:
+    """Conservative backfilling on nodes that differ, with the scenario's policy (SimPy)."""
+    from gridsim.model import Node
+    from gridsim.scheduling.backfilling import Job
+    from gridsim.sim.engine import Instance, simulate
+
+    jobs = log.jobs
+    nodes = tuple(
+        Node(int(i), float(p), float(c))
+        for i, p, c in zip(platform.node_id, platform.performance, platform.price, strict=True)
+    )
+    flow = tuple(
+        Job(i, float(submit), int(n), float(estimate) * platform.reference_performance,
+            runtime_factor=float(duration) / float(estimate))
+        for i, (submit, n, estimate, duration) in enumerate(zip(
+            jobs.submit_time, jobs.processors, jobs.estimate, jobs.duration, strict=True))
+    )  # fmt: skip
+    trace = simulate(Instance(nodes, ((),) * len(nodes), flow), build_criterion(scenario.policy))
+    records = pd.DataFrame(trace.job_records())  # sorted by id: the table's order
+    unplaced = records.final_state.isin(["rejected", "unfinished"])
+    if unplaced.any():
+        raise ValueError(f"{int(unplaced.sum())} jobs could not be placed on the node classes")
+    table = _job_table(jobs, records.start.to_numpy(), records.first_promised_start.to_numpy())
+    table["finish_time"] = records.finish.to_numpy()
+    table["run_time"] = records.runtime.to_numpy()
+    table["cost"] = records.cost.to_numpy()
+    if scenario.record_nodes:
+        table["allocated_resources"] = [
+            node_intervals(tuple(sorted(int(i) for i in text.split()))) for text in records.nodes
+        ]
+    table.attrs["peak_processors"] = _peak_in_use(table)
+    return table
+
+
+def _job_table(jobs: pd.DataFrame, start: np.ndarray, first_reservation: np.ndarray):
+    """The replayed schedule: run_time is the time the job held its processors."""
+    return pd.DataFrame(
+        {
+            "job_id": jobs.job_id.to_numpy(),
+            "user_id": jobs.user_id.to_numpy(),
+            "submit_time": jobs.submit_time.to_numpy(),
+            "start_time": start,
+            "finish_time": start + jobs.duration.to_numpy(),
+            "run_time": jobs.duration.to_numpy(),
+            "estimate": jobs.estimate.to_numpy(),
+            "processors": jobs.processors.to_numpy(),
+            "killed": jobs.killed.to_numpy(),
+            "first_reservation": first_reservation,
+        }
+    )
+
+
+def _peak_in_use(table: pd.DataFrame) -> int:
+    """The most processors in use at once (ends before starts at one instant)."""
+    times = np.concatenate([table.finish_time.to_numpy(), table.start_time.to_numpy()])
+    change = np.concatenate([-table.processors.to_numpy(), table.processors.to_numpy()])
+    order = np.lexsort((change, times))
+    return int(np.cumsum(change[order]).max())
+
+
+def run_replication(
+    scenario: SwfReplayScenario, replication: int, seed: np.random.SeedSequence
+) -> dict[str, pd.DataFrame]:
+    """Every scheduler on the log: the whole data flow, top to bottom."""
+    log = load_log(scenario)
+    platform = log_platform(log.machine_processors, scenario.platform)
+    homogeneous = len(set(zip(platform.performance, platform.price, strict=True))) == 1
+    runs, job_tables, user_tables = [], [], []
+    for scheduler in scenario.schedulers:
+        began = time.perf_counter()
+        if homogeneous:
+            jobs = replay_homogeneous(scenario, log, platform, scheduler)
+            policy = scheduler
+        else:
+            jobs = replay_node_level(scenario, log, platform)
+            policy = f"{scheduler}/{build_criterion(scenario.policy).label}"
+        elapsed = time.perf_counter() - began
+        threshold = scenario.bounded_slowdown_threshold
+        labels = dict(scenario=scenario.name, scheduler=scheduler, policy=policy,
+                      replication=replication)  # fmt: skip
+        summary = jobflow_summary(jobs, len(platform), threshold)
+        speed = len(jobs) / elapsed if elapsed > 0 else math.nan
+        peak = jobs.attrs["peak_processors"]
+        runs.append({**labels, **summary.to_dict(), "peak_processors": peak,
+                     "replay_time_s": elapsed, "jobs_per_second": speed})  # fmt: skip
+        job_tables.append(job_metrics(jobs, threshold).assign(**labels))
+        users = per_user_summary(jobs, len(platform), threshold).reset_index()
+        user_tables.append(users.assign(**labels))
+    return {
+        "runs": pd.DataFrame(runs),
+        "jobs": pd.concat(job_tables, ignore_index=True),
+        "users": pd.concat(user_tables, ignore_index=True),
+    }
+
+
+def summarise(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per scheduler: mean and 95% CI of every metric over replications."""
+    return summarise_by(runs, ["policy"], METRICS)

@@ -1,0 +1,81 @@
+"""The processor-count availability profile: steps, earliest fits and moves."""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gridsim.scheduling.counting_profile import CountingProfile
+
+
+def test_reservations_split_steps_and_releases_restore_them():
+    profile = CountingProfile(4, 0.0)
+    profile.add(0, 10, 2)
+    profile.add(10, 20, 3)
+    assert profile.steps() == [(0, 2), (10, 1), (20, 4)]
+    profile.release(10, 20, 3)
+    assert [free for _, free in profile.steps()] == [2, 4, 4]
+
+
+def test_earliest_fit_needs_enough_processors_over_the_whole_duration():
+    profile = CountingProfile(4, 0.0)
+    profile.add(0, 10, 2)
+    profile.add(10, 20, 3)
+    assert profile.earliest_fit(3, 2, 7) == 3
+    assert profile.earliest_fit(3, 2, 8) == 20
+    assert profile.earliest_fit(3, 4, 1) == 20
+    assert profile.earliest_fit(3, 2, 8, before=20) is None
+    with pytest.raises(ValueError, match="never fits a machine of 4"):
+        profile.earliest_fit(0, 5, 1)
+
+
+def test_over_commitment_is_refused():
+    profile = CountingProfile(4, 0.0)
+    profile.add(0, 10, 3)
+    with pytest.raises(ValueError, match="over-committed"):
+        profile.add(5, 6, 2)
+
+
+def test_forgetting_the_past_keeps_the_step_in_progress():
+    profile = CountingProfile(4, 0.0)
+    profile.add(0, 10, 2)
+    profile.add(20, 30, 1)
+    profile.forget_before(15)
+    assert profile.steps() == [(15, 4), (20, 3), (30, 4)]
+
+
+def test_max_free_before_is_the_most_free_processors_before_a_time():
+    profile = CountingProfile(8, 0.0)
+    profile.add(0, 10, 8)
+    profile.add(10, 20, 5)
+    profile.add(20, 30, 7)
+    assert profile.max_free_before(10) == 0
+    assert profile.max_free_before(25) == 3
+    profile.add(10, 20, 3)  # the cached maximum must follow the change
+    assert profile.max_free_before(25) == 1
+    assert profile.max_free_before(math.inf) == 8
+
+
+reservations = st.lists(
+    st.tuples(st.integers(0, 30), st.integers(1, 15), st.integers(1, 4)), max_size=8
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(reservations, st.integers(0, 30), st.integers(1, 4), st.integers(1, 15), st.integers(0, 10))
+def test_a_move_is_the_earliest_fit_once_the_own_reservation_is_freed(
+    existing, reserved, processors, duration, now
+):
+    profile = CountingProfile(6, 0.0)
+    for start, length, count in existing:
+        if profile.earliest_fit(start, count, length) == start:
+            profile.add(start, start + length, count)
+    reserved = profile.earliest_fit(max(reserved, now), processors, duration)
+    profile.add(reserved, reserved + duration, processors)
+    moved = profile.earliest_move(now, processors, duration, reserved)
+    profile.release(reserved, reserved + duration, processors)
+    expected = profile.earliest_fit(now, processors, duration)
+    assert moved == (expected if expected < reserved else None)
+    if profile.max_free_before(reserved) < processors:
+        assert moved is None  # the cheap test compression relies on

@@ -1,0 +1,147 @@
+"""The swf_replay scenario kind, its YAML example and `gridsim run --log`."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from gridsim.analysis.jobflow_metrics import jobflow_summary
+from gridsim.cli import main
+from gridsim.config import ScenarioError
+from gridsim.experiments import swf_replay
+from gridsim.experiments.kinds import load_scenario
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+EXAMPLE = REPOSITORY / "scenarios" / "swf-replay.yaml"
+EXCERPTS = REPOSITORY / "tests" / "data" / "swf"
+KTH_300 = EXCERPTS / "KTH-SP2-1996-2.1-cln-first300.swf"
+
+
+def scenario(**changes):
+    document = yaml.safe_load(EXAMPLE.read_text())
+    document["progress"] = False
+    for key, value in changes.items():
+        document[key] = value
+    return load_scenario(yaml.safe_dump(document))[0]
+
+
+def run(model):
+    return swf_replay.run_replication(model, 0, np.random.SeedSequence(0))
+
+
+def test_the_example_replays_the_bundled_log_under_three_schedulers():
+    model = scenario(workload={"max_jobs": 400})
+    assert model.workload.source().name == "kth-sp2-first2000.swf.gz"
+    tables = run(model)
+    runs = tables["runs"]
+    assert runs.policy.tolist() == ["fcfs", "easy", "conservative"]
+    assert (runs.jobs == 400).all()
+    assert (runs.peak_processors <= 100).all()
+    # backfilling helps on this log: both backfilling schedulers wait less than FCFS
+    wait = dict(zip(runs.policy, runs.mean_wait_time, strict=True))
+    assert wait["easy"] < wait["fcfs"] and wait["conservative"] < wait["fcfs"]
+    jobs = tables["jobs"]
+    assert len(jobs) == 3 * 400
+    assert set(tables["users"].policy) == {"fcfs", "easy", "conservative"}
+    conservative = jobs[jobs.scheduler == "conservative"]
+    assert (conservative.start_time <= conservative.first_reservation).all()
+    assert jobs.allocated_resources.str.len().min() > 0
+    # the run row is the metrics module's summary of the jobs table
+    summary = jobflow_summary(conservative, 100)
+    row = runs[runs.policy == "conservative"].iloc[0]
+    assert row.mean_bounded_slowdown == pytest.approx(summary.mean_bounded_slowdown)
+    assert row.utilisation == pytest.approx(summary.utilisation)
+
+
+def test_the_summary_has_one_row_per_scheduler():
+    tables = run(scenario(workload={"max_jobs": 50}, schedulers=["easy", "conservative"]))
+    summary = swf_replay.summarise(tables["runs"])
+    assert summary.policy.tolist() == ["easy", "conservative"]
+    assert set(swf_replay.DISPLAY_METRICS) <= {c.removesuffix("_mean") for c in summary}
+
+
+def test_the_bounded_slowdown_threshold_is_configurable():
+    small = run(scenario(workload={"max_jobs": 200}, schedulers=["fcfs"]))["runs"]
+    large = run(scenario(workload={"max_jobs": 200}, schedulers=["fcfs"],
+                         bounded_slowdown_threshold=3600.0))["runs"]  # fmt: skip
+    assert large.mean_bounded_slowdown[0] < small.mean_bounded_slowdown[0]
+
+
+def test_differing_node_classes_run_conservative_backfilling_on_the_node_level_engine():
+    model = scenario(
+        workload={"path": str(KTH_300), "max_jobs": 40},
+        platform={"node_classes": [{"count": 60, "performance": 1.0, "price": 1.0},
+                                   {"count": 40, "performance": 2.0, "price": 3.0}]},
+        schedulers=["conservative"],
+        policy="BFstart",
+    )  # fmt: skip
+    tables = run(model)
+    assert tables["runs"].policy.tolist() == ["conservative/BFstart"]
+    jobs = tables["jobs"]
+    assert len(jobs) == 40
+    assert (jobs.start_time >= jobs.submit_time).all()
+    assert (jobs.start_time <= jobs.first_reservation + 1e-6).all()
+    assert (jobs.run_time <= jobs.estimate + 1e-6).all()  # faster nodes never run longer
+    assert tables["runs"].peak_processors[0] <= 100
+
+
+def test_a_uniformly_faster_machine_scales_every_time():
+    model = scenario(workload={"path": str(KTH_300)}, schedulers=["easy"],
+                     platform={"node_classes": [{"count": 100, "performance": 2.0}]})  # fmt: skip
+    jobs = run(model)["jobs"]
+    log = swf_replay.load_log(model).jobs
+    assert np.allclose(jobs.run_time, log.duration / 2)
+
+
+def test_fcfs_and_easy_need_a_homogeneous_machine():
+    classes = [{"count": 2, "performance": 1.0}, {"count": 2, "performance": 2.0}]
+    with pytest.raises(ScenarioError, match="need a homogeneous machine"):
+        scenario(platform={"node_classes": classes})
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"schedulers": ["easy", "easy"]}, "schedulers: expected distinct schedulers"),
+        ({"schedulers": ["sjf"]}, "schedulers.0: Input should be 'fcfs', 'easy'"),
+        ({"workload": {"path": "/no/such.swf"}}, "workload.path: no such log file"),
+        ({"workload": {"mapping": {"on_overun": "kill"}}}, "workload.mapping.on_overun: unknown"),
+        ({"policy": "BFstrat"}, "policy: .*BFstart"),
+        ({"bounded_slowdown_threshold": 0}, "bounded_slowdown_threshold: .*greater than 0"),
+    ],
+)
+def test_scenario_errors_name_the_field(changes, message):
+    with pytest.raises(ScenarioError, match=message):
+        scenario(**changes)
+
+
+def test_gridsim_run_replays_the_log_given_by_log(tmp_path):
+    example = yaml.safe_load(EXAMPLE.read_text())
+    example["workload"]["max_jobs"] = 100
+    path = tmp_path / "replay.yaml"
+    path.write_text(yaml.safe_dump(example))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main, ["run", str(path), "-j", "1", "-q", "-o", str(out), "--log", str(KTH_300)]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0].split()[:3] == ["policy", "runs", "mean_wait_time"]
+    metadata = json.loads((out / "metadata.json").read_text())
+    assert metadata["scenario_resolved"]["workload"]["path"] == str(KTH_300)
+    assert metadata["scenario_text"].startswith("# workload.path set by --log")
+    assert sorted(p.name for p in out.iterdir()) == [
+        "jobs.parquet", "metadata.json", "runs.parquet", "summary.csv", "users.parquet",
+    ]  # fmt: skip
+    jobs = pd.read_parquet(out / "jobs.parquet")
+    assert jobs.job_id.nunique() == 100
+
+
+def test_log_is_refused_for_other_kinds():
+    result = CliRunner().invoke(main, ["run", str(REPOSITORY / "scenarios" / "window-search.yaml"),
+                                       "--log", str(KTH_300)])  # fmt: skip
+    assert result.exit_code == 2
+    assert "--log applies to swf_replay scenarios" in result.output
