@@ -9,11 +9,8 @@ rows of all replications into per-policy means with 95% confidence half-widths, 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
-import yaml
 
 from gridsim.analysis.stats import confidence_half_width
 from gridsim.cloud.config import CloudScenario, policy_label
@@ -21,7 +18,6 @@ from gridsim.cloud.simulation import OUTCOME_OK, RunRecord, simulate
 
 __all__ = [
     "CloudScenario",
-    "load_scenario",
     "paired_makespan_ratio",
     "run_replication",
     "summarise",
@@ -34,12 +30,6 @@ DISPLAY_METRICS = ["makespan_s", "samples_completed", "tasks", "failed_tasks", "
 #: `gridsim run` compares every policy with the first on this metric, replication by
 #: replication ([RRM, Sec. 5.2] reports how much longer runs without DyTSS last).
 PAIRED_METRIC = "makespan_s"
-
-
-def load_scenario(path: str | Path) -> CloudScenario:
-    """Read and validate a YAML scenario of kind ``cloud``."""
-    with open(path, encoding="utf-8") as handle:
-        return CloudScenario.model_validate(yaml.safe_load(handle))
 
 
 def replication_seeds(

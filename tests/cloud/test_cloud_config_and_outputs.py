@@ -12,18 +12,18 @@ from pydantic import ValidationError
 from gridsim.analysis.stats import confidence_half_width, student_t_quantile_975
 from gridsim.cloud.config import CloudScenario
 from gridsim.cloud.experiment import (
-    load_scenario,
     paired_makespan_ratio,
     run_replication,
     summarise,
 )
 from gridsim.cloud.plots import plot_overhead, plot_production, plot_task_sizes
+from gridsim.experiments.kinds import load_scenario
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "cloud-federation-dytss.yaml"
 
 
 def test_the_shipped_scenario_loads_with_seven_providers_and_200_pilots():
-    scenario = load_scenario(SCENARIO)
+    scenario, _text = load_scenario(SCENARIO)
     assert scenario.kind == "cloud"
     assert len(scenario.providers) == 7
     assert scenario.framework.max_pilots == 200
