@@ -155,24 +155,35 @@ class CountingProfile:
         The earliest ``t`` in ``[now, reserved)`` at which ``processors`` stay free for
         ``duration`` once the job's own reservation is freed, or ``None``; the profile is
         not changed (a job that cannot move costs no release and re-reservation).
+
+        A start ``t < reserved`` needs ``processors`` free on ``[t, reserved)`` only as far as
+        the task reaches; from ``reserved`` on, the job's own processors cover the rest of it
+        (``t + duration < reserved + duration``). So the scan stops at ``reserved``: a run of
+        enough free processors that reaches it is a move.
         """
         times, free = self.times, self.free
+        # Without a run reaching the reservation, a move must fit whole before it, so it
+        # starts by ``reserved - duration``.
+        reaches = free[bisect_left(times, reserved) - 1] >= processors
+        latest = reserved if reaches else reserved - duration
+        if latest < now:
+            return None
         count = len(times)
-        own_end = reserved + duration
         i = max(bisect_right(times, now) - 1, 0)
         start = None
         while i < count:
             time = times[i]
-            available = free[i] + processors if reserved <= time < own_end else free[i]
-            if available < processors:
+            if time >= reserved:
+                return start
+            if free[i] < processors:
                 start = None
             else:
                 if start is None:
-                    if time >= reserved:
+                    if time > latest:
                         return None
                     start = time if time > now else now
                 step_end = times[i + 1] if i + 1 < count else math.inf
                 if step_end - start >= duration:
                     return start
             i += 1
-        return None
+        return start
