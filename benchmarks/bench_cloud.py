@@ -24,19 +24,31 @@ from gridsim.cloud.simulation import simulate
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "cloud-federation-dytss.yaml"
 
 
-def _literal_chunks(performance_w, bandwidth_mb_s, remaining_samples, minimum_chunk,
-                    maximum_chunk, application, intervals, max_iterations=100, fit_points=128):
+def _literal_chunks(
+    performance_w,
+    bandwidth_mb_s,
+    remaining_samples,
+    minimum_chunk,
+    maximum_chunk,
+    application,
+    intervals,
+    max_iterations=100,
+    fit_points=128,
+):
     """Algorithm 1's inner loop run to the end, without the cycle shortcut."""
-    base = dytss_module.turnaround(minimum_chunk, performance_w, bandwidth_mb_s, application,
-                                   intervals)
+    base = dytss_module.turnaround(
+        minimum_chunk, performance_w, bandwidth_mb_s, application, intervals
+    )
     relative = base.min() / base
     chunks = np.full(len(performance_w), minimum_chunk, dtype=np.int64)
     for iteration in range(1, max_iterations + 1):
-        times = dytss_module.turnaround(chunks, performance_w, bandwidth_mb_s, application,
-                                        intervals)
+        times = dytss_module.turnaround(
+            chunks, performance_w, bandwidth_mb_s, application, intervals
+        )
         half = dytss_module.half_performance_length(times, chunks, remaining_samples, fit_points)
-        new = np.minimum(maximum_chunk,
-                         np.floor(remaining_samples / (4 * half) * relative + minimum_chunk))
+        new = np.minimum(
+            maximum_chunk, np.floor(remaining_samples / (4 * half) * relative + minimum_chunk)
+        )
         new = new.astype(np.int64)
         if np.array_equal(new, chunks):
             return chunks, iteration
@@ -61,14 +73,18 @@ def main() -> None:
     options = parser.parse_args()
     scenario = load_scenario(SCENARIO)
     seeds = replication_seeds(np.random.SeedSequence([scenario.seed, 0]))
-    print(f"{scenario.application.total_samples:.0e} samples, up to "
-          f"{scenario.framework.max_pilots} pilots, median of {options.repeats} runs")
+    print(
+        f"{scenario.application.total_samples:.0e} samples, up to "
+        f"{scenario.framework.max_pilots} pilots, median of {options.repeats} runs"
+    )
     baseline = None
     for policy in scenario.policies:
         median, makespan = _time(scenario, policy, seeds, options.repeats)
         baseline = median if baseline is None else baseline
-        print(f"  {policy_label(policy):24s} {median:6.2f} s  ({median / baseline:4.2f}x "
-              f"equal chunks)  simulated makespan {makespan / 3600:5.2f} h")
+        print(
+            f"  {policy_label(policy):24s} {median:6.2f} s  ({median / baseline:4.2f}x "
+            f"equal chunks)  simulated makespan {makespan / 3600:5.2f} h"
+        )
     dytss = [p for p in scenario.policies if p.name == "DyTSS"]
     if dytss:
         fast = dytss_module.dytss_chunks
@@ -77,8 +93,10 @@ def main() -> None:
             median, _ = _time(scenario, dytss[0], seeds, max(1, options.repeats // 2))
         finally:
             dytss_module.dytss_chunks = fast
-        print(f"  {'DyTSS, literal loop':24s} {median:6.2f} s  ({median / baseline:4.2f}x "
-              "equal chunks)  reference without the cycle shortcut")
+        print(
+            f"  {'DyTSS, literal loop':24s} {median:6.2f} s  ({median / baseline:4.2f}x "
+            "equal chunks)  reference without the cycle shortcut"
+        )
 
 
 if __name__ == "__main__":

@@ -188,8 +188,14 @@ def gantt(results, policy, replication, queue_size, start, end, output) -> None:
 @main.command()
 @click.argument("results", nargs=-1, required=True,
                 type=click.Path(exists=True, file_okay=False, path_type=Path))  # fmt: skip
-@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("report"), show_default=True, help="Folder for the report.")
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("report"),
+    show_default=True,
+    help="Folder for the report.",
+)
 def report(results, out) -> None:
     """Write report.md and report.html (tables and figures) for RESULTS folders.
 
@@ -209,8 +215,13 @@ def report(results, out) -> None:
 
 @main.command()
 @click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["swf", "batsim"]), required=True,
-              help="swf: Standard Workload Format; batsim: Batsim's jobs.csv.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["swf", "batsim"]),
+    required=True,
+    help="swf: Standard Workload Format; batsim: Batsim's jobs.csv.",
+)
 @click.option("--policy", required=True, help="Policy label, e.g. CoP.")
 @click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")

@@ -107,8 +107,8 @@ def plot_gantt(
     _require(tasks, "plot_gantt")
     if window is not None:
         tasks = tasks[(tasks["end"] > window[0]) & (tasks["start"] < window[1])]
-    nodes = tasks[["node", "performance"]].drop_duplicates("node").sort_values(
-        ["performance", "node"]
+    nodes = (
+        tasks[["node", "performance"]].drop_duplicates("node").sort_values(["performance", "node"])
     )
     row = {int(node): i for i, node in enumerate(nodes["node"])}
     figure = Figure(figsize=(10, min(12.0, max(3.0, 0.22 * len(row) + 1.6))), layout="constrained")
@@ -118,8 +118,14 @@ def plot_gantt(
         y, width = row[int(task.node)], task.end - task.start
         local = task.kind == "local_load"
         colour = LOCAL_LOAD_GREY if local else OKABE_ITO[int(task.job_id) % len(OKABE_ITO)]
-        axes.broken_barh([(task.start, width)], (y - 0.4, 0.8), facecolors=colour,
-                         edgecolors="black", linewidth=0.3, hatch="//" if local else None)
+        axes.broken_barh(
+            [(task.start, width)],
+            (y - 0.4, 0.8),
+            facecolors=colour,
+            edgecolors="black",
+            linewidth=0.3,
+            hatch="//" if local else None,
+        )
         if write_labels and not local:
             dark = colour in ("#0072B2", "#000000", "#D55E00")
             axes.text(task.start + width / 2, y, str(int(task.job_id)), ha="center",

@@ -134,8 +134,10 @@ def means_table(runs: pd.DataFrame, metrics: list[str], keys: list[str]) -> pd.D
     summary = policy_means(runs, metrics, keys)
     table = summary[[*keys, "policy", "runs"]].rename(columns={"runs": "replications"})
     for metric in metrics:
-        table[metric] = [_cell(m, h) for m, h in
-                         zip(summary[f"{metric}_mean"], summary[f"{metric}_ci95"], strict=True)]
+        table[metric] = [
+            _cell(m, h)
+            for m, h in zip(summary[f"{metric}_mean"], summary[f"{metric}_ci95"], strict=True)
+        ]
     return table
 
 
@@ -250,7 +252,9 @@ def render_html(blocks: list[Block]) -> str:
             parts.append(f"<table><tr>{head}</tr>{body}</table>")
         elif block.kind == "image":
             name, caption = block.content  # type: ignore[misc]
-            parts.append(f'<figure><img src="{html.escape(name)}" alt="{html.escape(caption)}">'
-                         f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+            parts.append(
+                f'<figure><img src="{html.escape(name)}" alt="{html.escape(caption)}">'
+                f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+            )
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"

@@ -63,9 +63,7 @@ def mean_interval(values: Sequence[float] | np.ndarray) -> tuple[float, float, i
     return mean, half, count
 
 
-def summarise_by(
-    table: pd.DataFrame, by: str | list[str], metrics: Sequence[str]
-) -> pd.DataFrame:
+def summarise_by(table: pd.DataFrame, by: str | list[str], metrics: Sequence[str]) -> pd.DataFrame:
     """Per group: ``<metric>_mean``, ``<metric>_ci95`` for each metric, and ``runs``.
 
     Groups keep their order of first appearance (the scenario's policy order).

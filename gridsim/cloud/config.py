@@ -167,9 +167,7 @@ class ProviderSection(_Frozen):
     @model_validator(mode="after")
     def _positive_performance(self) -> ProviderSection:
         if self.performance_w.low <= 0:
-            raise ValueError(
-                f"expected a positive performance_w.low, got {self.performance_w.low}"
-            )
+            raise ValueError(f"expected a positive performance_w.low, got {self.performance_w.low}")
         return self
 
 

@@ -159,8 +159,9 @@ def paired_makespan_ratio(runs: pd.DataFrame, baseline: str, policy: str) -> dic
     ``makespan(baseline) / makespan(policy) - 1`` per replication, then its mean and 95% CI.
     Also returns the reduction ``1 - makespan(policy) / makespan(baseline)``.
     """
-    table = runs.pivot_table(index=["scenario", "replication"], columns="policy",
-                             values="makespan_s")
+    table = runs.pivot_table(
+        index=["scenario", "replication"], columns="policy", values="makespan_s"
+    )
     longer = (table[baseline] / table[policy] - 1.0).to_numpy()
     shorter = (1.0 - table[policy] / table[baseline]).to_numpy()
     return {

@@ -25,7 +25,6 @@ from gridsim.cloud.turnaround import (
 __all__ = ["OKABE_ITO", "plot_overhead", "plot_production", "plot_task_sizes"]
 
 
-
 PAPER_INTERVALS = MiddlewareIntervals(scheduling_interval_s=10.0, pilot_interval_s=30.0)
 """``t_si/2 = 5 s`` and ``t_pi = 30 s`` as configured in [RRM, Sec. 5.1]."""
 
@@ -68,8 +67,9 @@ def plot_task_sizes(tasks: pd.DataFrame) -> Figure:
     axes = figure.add_subplot()
     for colour, policy in zip(OKABE_ITO, dict.fromkeys(tasks["policy"]), strict=False):
         chosen = tasks[tasks["policy"] == policy]
-        axes.scatter(chosen["submit_s"] / 3600.0, chosen["samples"], s=4, color=colour,
-                     label=policy)
+        axes.scatter(
+            chosen["submit_s"] / 3600.0, chosen["samples"], s=4, color=colour, label=policy
+        )
     axes.set_xlabel("submission time (h)")
     axes.set_ylabel("samples per task")
     axes.legend()

@@ -267,8 +267,8 @@ class _Federation:
         spec = self.providers[pilot.vm.provider]
         draw = pilot.vm.draw_task()
         interval = self.intervals.scheduling_interval_s
-        scheduling_wait = draw.phase * interval if self.noise.random_scheduling_phase else (
-            interval / 2.0
+        scheduling_wait = (
+            draw.phase * interval if self.noise.random_scheduling_phase else (interval / 2.0)
         )
         start = now + scheduling_wait + self.intervals.pilot_interval_s
         real_performance = pilot.vm.performance_w / spec.execution_slowdown

@@ -219,8 +219,6 @@ class ConservativeBackfilling:
 
 def _earlier(new: Window, old: Window) -> bool:
     """No later in start and finish, and strictly earlier in one of them."""
-    no_later = (
-        new.start <= old.start + TIME_TOLERANCE and new.finish <= old.finish + TIME_TOLERANCE
-    )
+    no_later = new.start <= old.start + TIME_TOLERANCE and new.finish <= old.finish + TIME_TOLERANCE
     strictly = new.start < old.start - TIME_TOLERANCE or new.finish < old.finish - TIME_TOLERANCE
     return no_later and strictly

@@ -59,12 +59,13 @@ def test_the_batsim_table_has_the_batsim_columns_and_consistent_times():
     assert tuple(table.columns) == BATSIM_COLUMNS
     assert (table["final_state"] == "COMPLETED_SUCCESSFULLY").all()
     assert (table["success"] == 1).all() and (table["workload_name"] == "w").all()
-    np.testing.assert_allclose(table["waiting_time"],
-                               table["starting_time"] - table["submission_time"], atol=1e-9)
-    np.testing.assert_allclose(table["turnaround_time"],
-                               table["finish_time"] - table["submission_time"], atol=1e-9)
-    np.testing.assert_allclose(table["stretch"],
-                               table["turnaround_time"] / table["execution_time"])
+    np.testing.assert_allclose(
+        table["waiting_time"], table["starting_time"] - table["submission_time"], atol=1e-9
+    )
+    np.testing.assert_allclose(
+        table["turnaround_time"], table["finish_time"] - table["submission_time"], atol=1e-9
+    )
+    np.testing.assert_allclose(table["stretch"], table["turnaround_time"] / table["execution_time"])
     sizes = table["allocated_resources"].map(
         lambda text: sum(int(b) - int(a) + 1 for a, _, b in
                          (part.partition("-") if "-" in part else (part, "", part)
@@ -94,6 +95,17 @@ def test_export_from_the_command_line_in_both_formats(tmp_path):
     result = CliRunner().invoke(main, [*base, "--format", "batsim", "-o", str(tmp_path / "a.csv")])
     assert result.exit_code == 0, result.output
     assert len(pd.read_csv(tmp_path / "a.csv")) == 16
-    result = CliRunner().invoke(main, ["export", str(jobflow_run()), "--policy", "BFfinish",
-                                       "--format", "swf", "-o", str(tmp_path / "b.swf")])
+    result = CliRunner().invoke(
+        main,
+        [
+            "export",
+            str(jobflow_run()),
+            "--policy",
+            "BFfinish",
+            "--format",
+            "swf",
+            "-o",
+            str(tmp_path / "b.swf"),
+        ],
+    )
     assert result.exit_code == 2 and "choose --queue-size [8, 16]" in result.output

@@ -34,8 +34,10 @@ def test_gantt_of_one_job_flow_with_nodes_by_performance_and_a_time_window(tmp_p
                     for t in axes.get_yticklabels()]  # fmt: skip
     assert performances == sorted(performances)
     assert axes.get_xlabel() == "time (time units)"
-    assert [t.get_text() for t in axes.get_legend().get_texts()] == ["local load",
-                                                                     "job (id on bar)"]
+    assert [t.get_text() for t in axes.get_legend().get_texts()] == [
+        "local load",
+        "job (id on bar)",
+    ]
     _save(figure, "gantt.png", tmp_path)
     window = plots.plot_gantt(tasks, window=(50.0, 150.0))
     assert window.axes[0].get_xlim() == (50.0, 150.0)
@@ -68,8 +70,12 @@ def test_relative_advantage_over_bffinish_against_queue_size(tmp_path):
     axes = figure.axes[0]
     assert axes.get_xlabel() == "queue size (jobs)"
     assert axes.get_ylabel() == "advantage over BFfinish (%)"
-    assert [t.get_text() for t in axes.get_legend().get_texts()] == ["BFstart", "BFshort",
-                                                                     "PAST", "CoP"]
+    assert [t.get_text() for t in axes.get_legend().get_texts()] == [
+        "BFstart",
+        "BFshort",
+        "PAST",
+        "CoP",
+    ]
     _save(figure, "advantage.png", tmp_path)
 
 

@@ -36,8 +36,14 @@ def test_combined_folders_name_their_rows_and_are_paired_within_each_folder():
 
 
 def test_folders_with_disjoint_policies_pair_on_replication_across_folders():
-    runs = pd.DataFrame({"run": ["a", "a", "b", "b"], "replication": [0, 1, 0, 1],
-                         "policy": ["X", "X", "Y", "Y"], "m": [1.0, 2.0, 3.0, 4.0]})
+    runs = pd.DataFrame(
+        {
+            "run": ["a", "a", "b", "b"],
+            "replication": [0, 1, 0, 1],
+            "policy": ["X", "X", "Y", "Y"],
+            "m": [1.0, 2.0, 3.0, 4.0],
+        }
+    )
     assert comparison_keys(runs) == []
 
 

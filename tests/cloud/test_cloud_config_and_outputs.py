@@ -71,11 +71,14 @@ def test_t_quantiles_match_scipy():
 
 
 def test_summary_gives_mean_and_ci_per_policy():
-    runs = pd.DataFrame({
-        "scenario": "s", "replication": [0, 1, 2, 0, 1, 2],
-        "policy": ["a", "a", "a", "b", "b", "b"],
-        "makespan_s": [10.0, 12.0, 14.0, 9.0, 10.0, 11.0],
-    })
+    runs = pd.DataFrame(
+        {
+            "scenario": "s",
+            "replication": [0, 1, 2, 0, 1, 2],
+            "policy": ["a", "a", "a", "b", "b", "b"],
+            "makespan_s": [10.0, 12.0, 14.0, 9.0, 10.0, 11.0],
+        }
+    )
     summary = summarise(runs).set_index("policy")
     assert summary.loc["a", "makespan_s_mean"] == 12.0
     assert summary.loc["a", "makespan_s_ci95"] == pytest.approx(
@@ -87,8 +90,11 @@ def test_summary_gives_mean_and_ci_per_policy():
 
 def test_figures_have_labelled_axes():
     tables = run_replication(small_scenario(), 0, np.random.SeedSequence(2))
-    figures = [plot_overhead(), plot_production(tables["progress"]),
-               plot_task_sizes(tables["tasks"])]
+    figures = [
+        plot_overhead(),
+        plot_production(tables["progress"]),
+        plot_task_sizes(tables["tasks"]),
+    ]
     for figure in figures:
         assert isinstance(figure, Figure)
         for axes in figure.axes:

@@ -40,8 +40,7 @@ def test_chunks_stay_within_l_and_m_and_faster_pilots_get_more():
     performance = rng.uniform(1000, 2000, 100)
     bandwidth = np.full(100, 0.25)
     for remaining in (20_000_000, 2_000_000, 200_000, 1_000):
-        chunks, _ = dytss_chunks(performance, bandwidth, remaining, 1500, 18000, NAGANO,
-                                 INTERVALS)
+        chunks, _ = dytss_chunks(performance, bandwidth, remaining, 1500, 18000, NAGANO, INTERVALS)
         assert chunks.min() >= 1500 and chunks.max() <= 18000
         order = np.argsort(performance)
         assert np.all(np.diff(chunks[order]) >= 0)
@@ -98,7 +97,9 @@ def _state(free, unassigned, performance=None):
 def test_equal_chunks_serve_free_pilots_in_order_and_never_exceed_the_samples_left():
     scheduler = EqualChunks(samples_per_task=6000)
     assert scheduler.assign(_state([True, False, True, True], 14_000)) == [
-        (0, 6000), (2, 6000), (3, 2000),
+        (0, 6000),
+        (2, 6000),
+        (3, 2000),
     ]
     assert scheduler.assign(_state([True], 0)) == []
 

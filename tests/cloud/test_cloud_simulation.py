@@ -26,14 +26,15 @@ def test_tasks_without_noise_or_failures_last_exactly_what_the_model_predicts():
         assert record.finished
         tasks = pd.DataFrame(record.tasks)
         assert (tasks["outcome"] == "ok").all()
-        effort = application.constant_effort_w + tasks["samples"] * (
-            application.sample_effort_w
-        )
+        effort = application.constant_effort_w + tasks["samples"] * (application.sample_effort_w)
         real_performance = effort / tasks["execution_s"]
         realised = tasks["end_s"] - tasks["submit_s"]
         model = turnaround(
-            tasks["samples"], real_performance, tasks["provider"].map(bandwidth),
-            application, intervals,
+            tasks["samples"],
+            real_performance,
+            tasks["provider"].map(bandwidth),
+            application,
+            intervals,
         )
         np.testing.assert_allclose(realised, model, rtol=1e-12)
         # Benchmarks are exact here, so the server's prediction is the realisation too.
@@ -49,7 +50,9 @@ def _with_failures(vm_rate: float, task_rate: float, start_failure: float) -> Cl
         provider["task_failure_rate_per_h"] = task_rate
         provider["vm_start_failure_probability"] = start_failure
     document["providers"][1]["capacity"] = [
-        {"time_s": 0, "vms": 8}, {"time_s": 1200, "vms": 2}, {"time_s": 2400, "vms": 6},
+        {"time_s": 0, "vms": 8},
+        {"time_s": 1200, "vms": 2},
+        {"time_s": 2400, "vms": 6},
     ]
     return CloudScenario.model_validate(document)
 
@@ -72,17 +75,25 @@ def test_every_requested_sample_is_completed_exactly_once_under_failures(
     ok = tasks[tasks["outcome"] == "ok"]
     assert (ok.groupby("policy")["samples"].sum() == 300_000).all()
     failed = tasks[tasks["outcome"] != "ok"].groupby("policy").size()
-    assert (runs.set_index("policy")["failed_tasks"] == failed.reindex(runs["policy"]).fillna(0)
-            .to_numpy()).all()
+    assert (
+        runs.set_index("policy")["failed_tasks"]
+        == failed.reindex(runs["policy"]).fillna(0).to_numpy()
+    ).all()
     # Samples in flight never exceed what is left: at every instant, completed samples plus
     # samples of running tasks stay within the request.
     for _, trace in tasks.groupby("policy"):
         # At equal times a failure is returned before its samples are handed out again.
-        events = pd.concat([
-            pd.DataFrame({"time": trace["end_s"],
-                          "delta": -trace["samples"].where(trace["outcome"] != "ok", 0)}),
-            pd.DataFrame({"time": trace["submit_s"], "delta": trace["samples"]}),
-        ]).sort_values("time", kind="stable")
+        events = pd.concat(
+            [
+                pd.DataFrame(
+                    {
+                        "time": trace["end_s"],
+                        "delta": -trace["samples"].where(trace["outcome"] != "ok", 0),
+                    }
+                ),
+                pd.DataFrame({"time": trace["submit_s"], "delta": trace["samples"]}),
+            ]
+        ).sort_values("time", kind="stable")
         assert events["delta"].cumsum().max() <= 300_000
 
 
@@ -101,7 +112,8 @@ def test_every_policy_sees_the_same_pilots_over_time():
     progress = tables["progress"]
     horizon = tables["runs"]["makespan_s"].min()
     pilots = [
-        run.loc[run["time_s"] < horizon, ["time_s", "pilots"]].drop_duplicates()
+        run.loc[run["time_s"] < horizon, ["time_s", "pilots"]]
+        .drop_duplicates()
         .reset_index(drop=True)
         for _, run in progress.groupby("policy")
     ]
@@ -124,8 +136,7 @@ def test_a_federation_without_capacity_stops_at_the_horizon_unfinished():
     document = small_scenario_document(framework={"max_pilots": 4, "horizon_s": 3600})
     for provider in document["providers"]:
         provider["capacity"] = [{"time_s": 0, "vms": 0}]
-    tables = run_replication(CloudScenario.model_validate(document), 0,
-                             np.random.SeedSequence(0))
+    tables = run_replication(CloudScenario.model_validate(document), 0, np.random.SeedSequence(0))
     runs = tables["runs"]
     assert not runs["finished"].any()
     assert (runs["samples_completed"] == 0).all()

@@ -46,9 +46,7 @@ def test_past_rules_by_hand():
     z = past.slot_values(10.0, 25.0, 0, 0, 10.0, 10.0, performance=4.0)
     assert z == pytest.approx(-20 - 0.4 + 1 - 0.0005)
     # An open tail is no gap: no penalty.
-    assert past.slot_values(5.0, np.inf, 0, 0, 10.0, 10.0, performance=4.0) == pytest.approx(
-        -20.4
-    )
+    assert past.slot_values(5.0, np.inf, 0, 0, 10.0, 10.0, performance=4.0) == pytest.approx(-20.4)
 
 
 @pytest.mark.parametrize("criterion", [CoP(), PAST()])
@@ -83,8 +81,9 @@ def brute_force(profile, request, criterion):
             if all(max(s.start, request.earliest_start) <= t and t + runtime <= s.end + 1e-9
                    for s in combo):  # fmt: skip
                 z = sum(
-                    criterion.slot_values(s.start, s.end, 0, 0, t, runtime,
-                                          profile.nodes[s.node].performance)
+                    criterion.slot_values(
+                        s.start, s.end, 0, 0, t, runtime, profile.nodes[s.node].performance
+                    )
                     for s in combo
                 )
                 best = max(best, float(z))

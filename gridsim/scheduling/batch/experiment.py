@@ -39,7 +39,6 @@ from gridsim.workloads.batch_generators import (
 Goal = Literal["time", "cost"]
 
 
-
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
