@@ -35,6 +35,8 @@ def choose_in_slot_order(step: _Step, count: int, value) -> object:
     """
     if count == 0:
         return choose_cheapest(step, count, lambda s, picks, total: value(s.start, s.runtime))
+    if np.isinf(step.budget_left).all():
+        return _first_in_slot_order_unlimited(step, count, value)
     # The first ``count`` members in slot order (columns are kept in price order).
     in_order = np.argsort(step.columns, kind="stable")
     member = step.member[:, in_order]
@@ -56,6 +58,21 @@ def choose_in_slot_order(step: _Step, count: int, value) -> object:
     performance = step.slots.performance[step.sigma]
     row = int(np.lexsort((step.start, -performance, -score))[0])
     return step.choice(row, float(score[row]), 0.0, chosen[row])
+
+
+def _first_in_slot_order_unlimited(step: _Step, count: int, value) -> object:
+    """``choose_in_slot_order`` without a budget: every row with enough members is affordable,
+    so only the best row's members are looked up."""
+    member = step.member
+    complete = member.sum(axis=1) >= count
+    if not complete.any():
+        return None
+    score = np.where(complete, value(step.start, step.runtime), _NEG)
+    performance = step.slots.performance[step.sigma]
+    row = int(np.lexsort((step.start, -performance, -score))[0])
+    members = np.flatnonzero(member[row])
+    first = members[np.argsort(step.columns[members], kind="stable")[:count]]
+    return step.choice(row, float(score[row]), 0.0, first)
 
 
 @register
