@@ -291,6 +291,9 @@ class _Additive(Criterion):
     def choose(self, step, count, incumbent):
         if self.lite:
             return choose_cheapest(step, count, self._lite_scores)
+        step = step.compact(count)
+        if step is None:
+            return None
         values, sigma_values = self._values(step)
         return choose_optimal(step, count, values, sigma_values, incumbent)
 

@@ -258,6 +258,29 @@ class _Step:
         """(rows, cols) cost of each column for the row's runtime."""
         return self.runtime[:, None] * self.slots.price[self.columns][None, :]
 
+    def compact(self, count: int) -> _Step | None:
+        """The rows with at least ``count`` members, and the columns some row uses.
+
+        The exact search builds (rows x columns) value matrices, so it pays to drop what no
+        window can use first; the cheapest-subset scan does not need this.
+        """
+        member = self.member
+        enough = member.sum(axis=1) >= count
+        if not enough.any():
+            return None
+        used = member[enough].any(axis=0)
+        compacted = _Step(
+            slots=self.slots,
+            sigma=self.sigma[enough],
+            runtime=self.runtime[enough],
+            start=self.start[enough],
+            step=self.step[enough],
+            columns=self.columns[used],
+            budget_left=self.budget_left[enough],
+        )
+        compacted.__dict__["member"] = member[enough][:, used]  # fill the cached property
+        return compacted
+
     def member_block(self, rows: np.ndarray, block: slice) -> np.ndarray:
         """Membership of some rows in a block of columns (rule 3(c)v.B, sigma excluded)."""
         slots, columns = self.slots, self.columns[block]
