@@ -5,7 +5,7 @@ exact criteria (MaxQ, DEP, COORD) the ratio of the straightforward implementatio
 loops (``straightforward_window_search.py``, measured in the same run) to gridsim's search, with
 a check that both find the same value.
 
-    python benchmarks/bench_window_search.py [--instances 20] [--reference-instances 3]
+    python benchmarks/bench_window_search.py [--instances 20] [--reference-instances 20]
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def timed(function, *args):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--instances", type=int, default=20)
-    parser.add_argument("--reference-instances", type=int, default=3)
+    parser.add_argument("--reference-instances", type=int, default=20)
     args = parser.parse_args()
     profiles = [
         generate_environment(EnvironmentSpec(), np.random.default_rng(seed)).profile()
