@@ -7,7 +7,7 @@ a free interval of one node; a window is ``n`` slots on distinct nodes that star
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +73,6 @@ class Window:
     slots: tuple[Slot, ...]
     cost: float
     criterion_value: float = 0.0
-    extra: dict[str, float] = field(default_factory=dict, compare=False)
 
     @property
     def finish(self) -> float:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pytest
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from gridsim.selection.subset import best_subset, cheapest_subset
+from gridsim.selection.subset import best_subset
 
 
 def brute_force_best_value(values, costs, count, budget):
@@ -135,28 +134,3 @@ def test_best_subset_and_milp_agree_that_an_unreachable_budget_has_no_subset():
     budget = 0.99 * float(np.sort(costs)[:8].sum())
     assert milp_best_value(values, costs, 8, budget) is None
     assert best_subset(values, costs, 8, budget) is None
-
-
-def test_cheapest_subset_picks_the_count_cheapest_in_index_order():
-    costs = np.array([5.0, 1.5, 9.0, 0.5, 3.0, 7.0])
-    assert cheapest_subset(costs, 3).tolist() == [1, 3, 4]
-    assert cheapest_subset(costs, 0).tolist() == []
-
-
-def test_cheapest_subset_breaks_ties_towards_the_lower_index():
-    costs = np.array([2.0, 1.0, 2.0, 1.0, 2.0])
-    assert cheapest_subset(costs, 3).tolist() == [0, 1, 3]
-
-
-def test_cheapest_subset_costs_no_more_than_any_other_subset_of_the_same_size():
-    rng = np.random.default_rng(3)
-    for _ in range(200):
-        m = int(rng.integers(1, 10))
-        count = int(rng.integers(1, m + 1))
-        costs = rng.uniform(0, 10, size=m)
-        chosen = cheapest_subset(costs, count)
-        assert len(chosen) == count and len(set(chosen.tolist())) == count
-        best = min(
-            sum(costs[i] for i in subset) for subset in itertools.combinations(range(m), count)
-        )
-        assert math.isclose(float(costs[chosen].sum()), best, rel_tol=1e-12)

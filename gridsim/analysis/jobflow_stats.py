@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from gridsim.analysis.jobflow_metrics import job_metrics, trace_jobs
-from gridsim.analysis.stats import comparison_keys, mean_interval, summarise_by
+from gridsim.analysis.stats import comparison_keys, mean_interval
 
 RUN_METRICS = [
     "mean_finish", "makespan", "mean_wait", "mean_slowdown", "mean_bounded_slowdown",
@@ -105,9 +105,3 @@ def relative_advantage(
         row = dict(zip(keys, group if isinstance(group, tuple) else (group,), strict=True))
         rows.append({**row, "advantage_pct": mean, "ci95": half, "runs": count})
     return pd.DataFrame(rows)
-
-
-def summarise_runs(runs: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
-    """Per group (queue size, ...) and policy: mean and 95% half-width of every metric."""
-    keys = [*comparison_keys(runs), "policy"]
-    return summarise_by(runs, keys, [m for m in metrics if m in runs.columns])

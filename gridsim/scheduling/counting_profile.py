@@ -48,10 +48,6 @@ class CountingProfile:
         """The step function as ``(start time, free processors)`` pairs (for tests, displays)."""
         return list(zip(self.times, self.free, strict=True))
 
-    def free_at(self, time: float) -> int:
-        """Free processors at ``time`` (at or after the left edge)."""
-        return self.free[bisect_right(self.times, time) - 1]
-
     def forget_before(self, now: float) -> None:
         """Drop the steps that ended at or before ``now``; the profile then starts at ``now``."""
         i = bisect_right(self.times, now) - 1

@@ -108,11 +108,3 @@ def _merge_fronts(first: list[_State], second: list[_State]) -> list[_State]:
             front.append(state)
             best_value = state[1]
     return front
-
-
-def cheapest_subset(costs: np.ndarray, count: int) -> np.ndarray:
-    """Indices of the ``count`` cheapest items (ties to the lower index), in index order."""
-    if count <= 0:
-        return np.empty(0, dtype=np.int64)
-    order = np.argsort(costs, kind="stable")[:count]
-    return np.sort(order)

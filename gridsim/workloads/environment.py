@@ -98,10 +98,6 @@ class Environment:
     def profile(self) -> Profile:
         return Profile(self.nodes, self.busy, 0.0, self.horizon)
 
-    def utilisation(self) -> float:
-        busy_time = sum(end - start for intervals in self.busy for start, end in intervals)
-        return busy_time / (len(self.nodes) * self.horizon)
-
 
 def generate_environment(spec: EnvironmentSpec, rng: np.random.Generator) -> Environment:
     """Draw nodes (performance, price, q) and their local load.

@@ -39,7 +39,7 @@ SEARCHES: dict[str, WindowSearch] = {"ALP": alp, "AMP": amp}
 
 
 def _forward_pass(table: SlotTable, job: BatchJob, price_capped: bool) -> RoughWindow | None:
-    runtime = job.runtime * job.min_performance / table.performance
+    runtime = job.task_runtime(table.performance)
     # Conditions a) and b) (and c) for ALP) do not depend on the window, so test them for all
     # slots at once and walk only the suited ones.
     suited = (table.performance >= job.min_performance) & (table.start + runtime <= table.end)
