@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from gridsim.analysis.stats import confidence_half_width
+from gridsim.analysis.stats import confidence_half_width, summarise_by
 from gridsim.cloud.config import CloudScenario, policy_label
 from gridsim.cloud.simulation import OUTCOME_OK, RunRecord, simulate
 
@@ -129,7 +129,7 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     """Per policy (and scenario): mean and 95% CI half-width of every numeric metric.
 
     Returns:
-        One row per ``(scenario, policy)`` with ``replications`` and, for each numeric column
+        One row per ``(scenario, policy)`` with ``runs`` (replications) and, for each numeric column
         ``x`` of ``runs`` (``makespan_s`` first), ``x_mean`` and ``x_ci95``.
     """
     metrics = [
@@ -137,19 +137,7 @@ def summarise(runs: pd.DataFrame) -> pd.DataFrame:
         for c in runs.columns
         if c not in _KEYS and pd.api.types.is_numeric_dtype(runs[c]) and runs[c].dtype != bool
     ]
-    rows = []
-    for (scenario, policy), group in runs.groupby(["scenario", "policy"], sort=False):
-        row: dict[str, object] = {
-            "scenario": scenario,
-            "policy": policy,
-            "replications": len(group),
-        }
-        for metric in metrics:
-            values = group[metric].to_numpy(dtype=float)
-            row[f"{metric}_mean"] = float(np.mean(values))
-            row[f"{metric}_ci95"] = confidence_half_width(values)
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return summarise_by(runs, ["scenario", "policy"], metrics)
 
 
 def paired_makespan_ratio(runs: pd.DataFrame, baseline: str, policy: str) -> dict[str, float]:
