@@ -116,12 +116,12 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
                 slots.performance[sigmas[chunk]],
                 slots.start[sigmas[chunk]],
             )
-            if not hopeful[0]:
-                break  # sorted by bound: no later sigma can beat the best either
-            chunk = slice(
-                position,
-                position + int(np.argmin(hopeful)) if not hopeful.all() else position + batch,
-            )
+            # Sorted by the same key as the bounds: the first sigma that cannot beat the best
+            # ends the search.
+            hopeful_count = len(hopeful) if hopeful.all() else int(np.argmin(hopeful))
+            if hopeful_count == 0:
+                break
+            chunk = slice(position, position + hopeful_count)
         steps = _steps(slots, sigmas[chunk], runtime, request)
         if steps is not None:
             choice = criterion.choose(steps, request.n - 1, best)
