@@ -263,30 +263,22 @@ class _Additive(Criterion):
         )
         return own + rest
 
-    def _values(self, step):
-        s, cols = step.slots, step.columns
-        start = step.start[:, None]
-        values = self.slot_values(
-            s.slot_start[cols][None, :],
-            s.end[cols][None, :],
-            s.q[cols][None, :],
-            step.cost,
+    def _values_at(self, step, slot, start, runtime):
+        """``z`` of candidate slots (indices, broadcast against ``start`` and ``runtime``)."""
+        s = step.slots
+        return self.slot_values(
+            s.slot_start[slot],
+            s.end[slot],
+            s.q[slot],
+            runtime * s.price[slot],
             start,
-            step.runtime[:, None],
-            performance=s.performance[cols][None, :],
+            runtime,
+            performance=s.performance[slot],
         )
-        values = np.broadcast_to(values, step.member.shape)
-        sig = step.sigma
-        sigma_values = self.slot_values(
-            s.slot_start[sig],
-            s.end[sig],
-            s.q[sig],
-            step.runtime * s.price[sig],
-            step.start,
-            step.runtime,
-            performance=s.performance[sig],
-        )
-        return values, np.broadcast_to(sigma_values, step.start.shape)
+
+    def _sigma_values(self, step):
+        values = self._values_at(step, step.sigma, step.start, step.runtime)
+        return np.broadcast_to(values, step.start.shape)
 
     def choose(self, step, count, incumbent):
         if self.lite:
@@ -294,35 +286,18 @@ class _Additive(Criterion):
         step = step.compact(count)
         if step is None:
             return None
-        values, sigma_values = self._values(step)
-        return choose_optimal(step, count, values, sigma_values, incumbent)
+        values = self._values_at(
+            step, step.columns[None, :], step.start[:, None], step.runtime[:, None]
+        )
+        values = np.broadcast_to(values, step.member.shape)
+        return choose_optimal(step, count, values, self._sigma_values(step), incumbent)
 
     def _lite_scores(self, step, picks, total):
         """z of sigma plus z of each row's cheapest members (only those are evaluated)."""
-        s = step.slots
         chosen = step.columns[np.maximum(picks, 0)]
-        start, runtime = step.start[:, None], step.runtime[:, None]
-        values = self.slot_values(
-            s.slot_start[chosen],
-            s.end[chosen],
-            s.q[chosen],
-            runtime * s.price[chosen],
-            start,
-            runtime,
-            performance=s.performance[chosen],
-        )
+        values = self._values_at(step, chosen, step.start[:, None], step.runtime[:, None])
         values = np.where(picks >= 0, np.broadcast_to(values, picks.shape), 0.0)
-        sig = step.sigma
-        sigma_values = self.slot_values(
-            s.slot_start[sig],
-            s.end[sig],
-            s.q[sig],
-            step.runtime * s.price[sig],
-            step.start,
-            step.runtime,
-            performance=s.performance[sig],
-        )
-        return np.broadcast_to(sigma_values, step.start.shape) + values.sum(axis=1)
+        return self._sigma_values(step) + values.sum(axis=1)
 
     def score(self, window, nodes):
         slot_start = np.array([s.start for s in window.slots])
