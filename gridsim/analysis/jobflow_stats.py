@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from gridsim.analysis.jobflow_metrics import job_metrics, trace_jobs
+from gridsim.analysis.jobflow_metrics import BOUNDED_SLOWDOWN_THRESHOLD, job_metrics, trace_jobs
 from gridsim.analysis.stats import comparison_keys, mean_interval
 
 RUN_METRICS = [
@@ -36,7 +36,10 @@ RUN_METRICS = [
 
 
 def run_metrics(
-    jobs: pd.DataFrame, tasks: pd.DataFrame, n_nodes: int, slowdown_threshold: float = 10.0
+    jobs: pd.DataFrame,
+    tasks: pd.DataFrame,
+    n_nodes: int,
+    slowdown_threshold: float = BOUNDED_SLOWDOWN_THRESHOLD,
 ) -> dict[str, float]:
     """The metrics of one simulation (see the module docstring)."""
     ran = jobs[jobs["final_state"].isin(["finished", "killed"])]
