@@ -18,8 +18,9 @@ import numpy as np
 
 from gridsim.cloud import dytss as dytss_module
 from gridsim.cloud.config import policy_label
-from gridsim.cloud.experiment import load_scenario, replication_seeds
+from gridsim.cloud.experiment import replication_seeds
 from gridsim.cloud.simulation import simulate
+from gridsim.experiments.kinds import load_scenario
 
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "cloud-federation-dytss.yaml"
 
@@ -71,7 +72,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=5)
     options = parser.parse_args()
-    scenario = load_scenario(SCENARIO)
+    scenario, _text = load_scenario(SCENARIO)
     seeds = replication_seeds(np.random.SeedSequence([scenario.seed, 0]))
     print(
         f"{scenario.application.total_samples:.0e} samples, up to "
