@@ -69,10 +69,21 @@ class CountingProfile:
         """The step function as ``(start time, free processors)`` pairs (for tests, displays)."""
         return list(zip(self.times.tolist(), self.free.tolist(), strict=True))
 
+    def _step_at(self, time: float) -> int:
+        """Index of the step holding ``time`` (0 before the profile's left edge).
+
+        Most questions are about the present, which the first step holds once the past is
+        forgotten: one comparison answers them without a search.
+        """
+        count = self._count
+        if count < 2 or self._times[1] > time:
+            return 0
+        return int(self._times[:count].searchsorted(time, "right")) - 1
+
     def forget_before(self, now: float) -> None:
         """Drop the steps that ended at or before ``now``; the profile then starts at ``now``."""
         count = self._count
-        i = int(self._times[:count].searchsorted(now, "right")) - 1
+        i = self._step_at(now)
         if i > 0:
             kept = count - i
             self._times[:kept] = self._times[i:count]
@@ -85,7 +96,7 @@ class CountingProfile:
     def _breakpoint(self, time: float) -> int:
         """Index of the step starting at ``time``, splitting a step if needed."""
         count = self._count
-        i = int(self._times[:count].searchsorted(time, "right")) - 1
+        i = self._step_at(time)
         if self._times[i] == time:
             return i
         if count == len(self._times):
@@ -138,17 +149,20 @@ class CountingProfile:
         A job of ``p`` processors cannot start before ``time`` if this is below ``p``: the
         cheap test that lets compression skip jobs that cannot move earlier.
         """
-        i = int(self._times[: self._count].searchsorted(time, "left"))
-        if i == 0:
+        return self._max_free(int(self._times[: self._count].searchsorted(time, "left")))
+
+    def _max_free(self, stop: int) -> int:
+        """The most processors free on the steps before index ``stop`` (0 if none)."""
+        if stop == 0:
             return 0
         valid = self._valid
-        if i > valid:
+        if stop > valid:
             prefix = self._prefix_max
-            np.maximum.accumulate(self._free[valid:i], out=prefix[valid:i])
+            np.maximum.accumulate(self._free[valid:stop], out=prefix[valid:stop])
             if valid > 0:
-                np.maximum(prefix[valid:i], prefix[valid - 1], out=prefix[valid:i])
-            self._valid = i
-        return int(self._prefix_max[i - 1])
+                np.maximum(prefix[valid:stop], prefix[valid - 1], out=prefix[valid:stop])
+            self._valid = stop
+        return int(self._prefix_max[stop - 1])
 
     def _next_at_least(self, i: int, stop: int, processors: int) -> int:
         """First step in ``[i, stop)`` with at least ``processors`` free, or ``stop``."""
@@ -183,7 +197,7 @@ class CountingProfile:
                 f"a job of {processors} processors never fits a machine of {self.processors}"
             )
         count, times = self._count, self._times
-        i = max(int(times[:count].searchsorted(now, "right")) - 1, 0)
+        i = self._step_at(now)
         while i < count:
             run = self._next_at_least(i, count, processors)
             if run == count:
@@ -205,16 +219,18 @@ class CountingProfile:
 
         The earliest ``t`` in ``[now, reserved)`` at which ``processors`` stay free for
         ``duration`` once the job's own reservation is freed, or ``None``; the profile is
-        not changed (a job that cannot move costs no release and re-reservation).
+        not changed (a job that cannot move costs no release and re-reservation). A job with
+        no instant before its reservation with ``processors`` free is rejected in O(1) from a
+        cached prefix maximum, without a scan: compression checks every queued job this way.
 
         A start ``t < reserved`` needs ``processors`` free on ``[t, reserved)`` only as far as
         the task reaches; from ``reserved`` on, the job's own processors cover the rest of it
         (``t + duration < reserved + duration``). So the scan stops at ``reserved``: a run of
         enough free processors that reaches it is a move.
         """
-        times = self._times[: self._count]
-        stop = int(times.searchsorted(reserved, "left"))  # the steps before it
-        if stop == 0:
+        times = self._times
+        stop = int(times[: self._count].searchsorted(reserved, "left"))  # the steps before it
+        if self._max_free(stop) < processors:
             return None
         # Without a run reaching the reservation, a move must fit whole before it, so it
         # starts by ``reserved - duration``.
@@ -222,7 +238,7 @@ class CountingProfile:
         latest = reserved if reaches else reserved - duration
         if latest < now:
             return None
-        i = max(int(times.searchsorted(now, "right")) - 1, 0)
+        i = self._step_at(now)
         while i < stop:
             run = self._next_at_least(i, stop, processors)
             if run == stop:

@@ -21,8 +21,8 @@ scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001):
   profile that holds all earlier reservations, so no later job ever delays it. When a job ends
   before its estimate, the queue is compressed in one pass in priority order: each job moves
   to its earliest fit if that is earlier (never later, as its own place is free again).
-  Compression skips, in O(log S), every job that cannot start earlier because no instant
-  before its reservation has enough free processors (:meth:`CountingProfile.max_free_before`).
+  Compression rejects, in O(log S), every job that cannot start earlier because no instant
+  before its reservation has enough free processors (:meth:`CountingProfile.earliest_move`).
 
 Same-time order: completions, then arrivals, then starts. These are exactly the rules of the
 independent reference in ``tests/workloads/reference_backfilling.py``; the tests compare
@@ -144,8 +144,8 @@ class Conservative(_QueueScheduler):
 
     Attributes:
         first_reservation: per job position, the reservation given on arrival (s).
-        compression_checks, compression_scans, compression_moves: how many queued jobs
-            compression looked at, scanned the profile for, and moved earlier.
+        compression_checks, compression_moves: how many queued jobs compression looked at
+            and moved earlier.
     """
 
     def __init__(
@@ -155,7 +155,7 @@ class Conservative(_QueueScheduler):
         self.profile = CountingProfile(machine, now)
         self.first_reservation: dict[int, float] = {}
         self._starts: list[tuple[float, int]] = []  # heap of (reservation, job); stale ok
-        self.compression_checks = self.compression_scans = self.compression_moves = 0
+        self.compression_checks = self.compression_moves = 0
 
     def next_decision(self) -> float:
         starts = self._starts
@@ -180,9 +180,8 @@ class Conservative(_QueueScheduler):
         for job, reserved in queue.items():
             self.compression_checks += 1
             p = processors[job]
-            if reserved <= now or profile.max_free_before(reserved) < p:
-                continue  # no instant before its reservation has room: it cannot move
-            self.compression_scans += 1
+            if reserved <= now:
+                continue
             e = estimate[job]
             new = profile.earliest_move(now, p, e, reserved)
             if new is None:

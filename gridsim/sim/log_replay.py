@@ -49,7 +49,7 @@ class Replay:
         nodes: per job, the node ids it ran on (sorted), or None if not recorded.
         peak_processors: the most processors in use at once.
         events: instants the loop processed.
-        counters: the scheduler's work counters (compression checks, scans, moves).
+        counters: the scheduler's work counters (compression checks, moves).
     """
 
     start_time: np.ndarray
@@ -151,7 +151,6 @@ def replay_log(
         first_reservation = np.array([reservations[j] for j in range(count)], dtype=np.float64)
         counters = {
             "compression_checks": scheduler.compression_checks,
-            "compression_scans": scheduler.compression_scans,
             "compression_moves": scheduler.compression_moves,
         }
     return Replay(
