@@ -79,3 +79,46 @@ def test_a_move_is_the_earliest_fit_once_the_own_reservation_is_freed(
     assert moved == (expected if expected < reserved else None)
     if profile.max_free_before(reserved) < processors:
         assert moved is None  # the cheap test compression relies on
+
+
+def _free_over(steps: list[tuple[float, int]], start: float, end: float) -> int:
+    """The fewest free processors on [start, end) of a step function (brute force)."""
+    ends = [time for time, _ in steps[1:]] + [math.inf]
+    spans = zip(steps, ends, strict=True)
+    return min(free for (time, free), step_end in spans if time < end and step_end > start)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 40), st.integers(1, 15), st.integers(1, 5)), max_size=40),
+    st.integers(0, 30),
+    st.integers(1, 6),
+    st.integers(1, 20),
+    st.integers(1, 60),
+)
+def test_earliest_fit_is_the_first_candidate_start_with_room(
+    existing, now, processors, duration, before
+):
+    profile = CountingProfile(6, 0.0)
+    for start, length, count in existing:  # many steps: the arrays outgrow their capacity
+        if _free_over(profile.steps(), start, start + length) >= count:
+            profile.add(start, start + length, count)
+    steps = profile.steps()
+    candidates = sorted({now, *(time for time, _ in steps if time > now)})
+    fitting = [t for t in candidates if _free_over(steps, t, t + duration) >= processors]
+    expected = fitting[0] if fitting and fitting[0] < before else None
+    assert profile.earliest_fit(now, processors, duration, before=before) == expected
+
+
+def test_the_step_function_survives_growth_and_forgetting():
+    profile = CountingProfile(100, 0.0)
+    for k in range(200):  # 400 breakpoints: several doublings of the arrays
+        profile.add(2 * k, 2 * k + 1, 1 + k % 7)
+    assert len(profile) == 400
+    assert profile.steps()[:4] == [(0, 99), (1, 100), (2, 98), (3, 100)]
+    profile.forget_before(300.5)  # job 150 holds 4 processors on [300, 301)
+    assert profile.steps()[:4] == [(300.5, 96), (301, 100), (302, 95), (303, 100)]
+    assert profile.max_free_before(303) == 100
+    profile.add(300.5, 302.5, 3)  # the cached prefix maximum follows the change
+    assert profile.steps()[:5] == [(300.5, 93), (301, 97), (302, 92), (302.5, 95), (303, 100)]
+    assert profile.max_free_before(303) == 97
