@@ -93,7 +93,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--logs", type=Path, default=Path("/work/shared/data/swf"))
     parser.add_argument("--only", nargs="*", choices=sorted(LOGS), default=sorted(LOGS))
-    parser.add_argument("--baseline-jobs", type=int, default=3000)
+    parser.add_argument("--baseline-jobs", type=int, default=20000)
     parser.add_argument(
         "--no-trace-memory",
         action="store_true",
