@@ -55,19 +55,10 @@ class CountingProfile:
     def __len__(self) -> int:
         return self._count
 
-    @property
-    def times(self) -> np.ndarray:
-        """Start of every step (s): a view, valid until the profile changes."""
-        return self._times[: self._count]
-
-    @property
-    def free(self) -> np.ndarray:
-        """Free processors on every step: a view, valid until the profile changes."""
-        return self._free[: self._count]
-
     def steps(self) -> list[tuple[float, int]]:
         """The step function as ``(start time, free processors)`` pairs (for tests, displays)."""
-        return list(zip(self.times.tolist(), self.free.tolist(), strict=True))
+        count = self._count
+        return list(zip(self._times[:count].tolist(), self._free[:count].tolist(), strict=True))
 
     def _step_at(self, time: float) -> int:
         """Index of the step holding ``time`` (0 before the profile's left edge).
