@@ -229,23 +229,25 @@ class _Additive(Criterion):
 
     def sigma_bounds(self, slots: Candidates, sigmas, runtimes, request, joinable):
         """z bound of sigma plus the n-1 best bounds among slots that can join it."""
-        runtime = runtimes[:, None]
         can_join, affordable = joinable.can_join, joinable.affordable
         others = request.n - 1
+        # Bounds only for the (sigma, slot) pairs that can join: most pairs cannot.
+        row, col = np.nonzero(can_join)
+        runtime = runtimes[row]
         # Starts sigma allows, cut to those the joining slot allows.
-        lo = np.maximum(slots.start[sigmas][:, None], slots.start[None, :])
-        hi = np.minimum((slots.end[sigmas] - runtimes)[:, None], slots.end[None, :] - runtime)
-        z = self.slot_value_bound(
-            slots.slot_start[None, :],
-            slots.end[None, :],
-            slots.q[None, :],
-            runtime * slots.price[None, :],
+        lo = np.maximum(slots.start[sigmas][row], slots.start[col])
+        hi = np.minimum((slots.end[sigmas] - runtimes)[row], slots.end[col] - runtime)
+        z = np.full(can_join.shape, -np.inf)
+        z[row, col] = self.slot_value_bound(
+            slots.slot_start[col],
+            slots.end[col],
+            slots.q[col],
+            runtime * slots.price[col],
             runtime,
             lo,
             np.maximum(lo, hi),
-            performance=slots.performance[None, :],
+            performance=slots.performance[col],
         )
-        z = np.where(can_join, np.broadcast_to(z, can_join.shape), -np.inf)
         if others:
             top = -np.partition(-z, others - 1, axis=1)[:, :others]
             rest = np.where(affordable, top.sum(axis=1), -np.inf)

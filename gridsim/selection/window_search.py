@@ -161,7 +161,9 @@ class Joinable:
         others = request.n - 1
         budget_left = request.budget - runtimes * slots.price[sigmas]
         affordable = budget_left >= 0
-        if others:
+        # Without a budget every sigma is affordable and no joiner is priced out (a sigma with
+        # fewer than n - 1 joiners gets its bound from the missing ones), so skip the costs.
+        if others and np.isfinite(request.budget):
             cost = np.where(can_join, runtime * slots.price[None, :], np.inf)
             cheapest = np.partition(cost, others - 1, axis=1)[:, :others]
             total = cheapest.sum(axis=1)
