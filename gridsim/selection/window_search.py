@@ -62,7 +62,11 @@ class Candidates:
     def from_table(cls, table: SlotTable, request: Request) -> Candidates:
         start = np.maximum(table.start, request.earliest_start)
         keep = (table.performance >= request.min_performance) & (table.end > start)
-        order = np.lexsort((table.node[keep], start[keep]))
+        if len(table) and table.start[0] >= request.earliest_start:
+            # No start moved: the table's (start, node) order still holds.
+            order = slice(None)
+        else:
+            order = np.lexsort((table.node[keep], start[keep]))
         return cls(
             node=table.node[keep][order],
             slot_start=table.start[keep][order],
@@ -368,7 +372,10 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> 
     masked = np.where(step.member, values, _NEG)
     if count:
         top = np.argpartition(-masked, count - 1, axis=1)[:, :count]
-        top_cost = np.take_along_axis(step.cost, top, axis=1).sum(axis=1)
+        # Without a budget the best columns always fit: their cost is not needed.
+        top_cost = np.zeros(rows)
+        if np.isfinite(step.budget_left).any():
+            top_cost = np.take_along_axis(step.cost, top, axis=1).sum(axis=1)
         bound = sigma_values + np.take_along_axis(masked, top, axis=1).sum(axis=1)
     else:
         top = np.empty((rows, 0), dtype=np.int64)
