@@ -156,7 +156,9 @@ class Profile:
         if table is None or not touched:
             return
         touched_ids = sorted(touched)
-        keep = ~np.isin(table.node, touched_ids)
+        is_touched = np.zeros(len(self.nodes), dtype=bool)
+        is_touched[touched_ids] = True
+        keep = ~is_touched[table.node]
         new_rows = [
             (node_id, a, b, self.nodes[node_id])
             for node_id in touched_ids

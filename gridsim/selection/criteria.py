@@ -229,39 +229,35 @@ class _Additive(Criterion):
 
     def sigma_bounds(self, slots: Candidates, sigmas, runtimes, request, joinable):
         """z bound of sigma plus the n-1 best bounds among slots that can join it."""
-        runtime = runtimes[:, None]
         can_join, affordable = joinable.can_join, joinable.affordable
         others = request.n - 1
-        # Starts sigma allows, cut to those the joining slot allows.
-        lo = np.maximum(slots.start[sigmas][:, None], slots.start[None, :])
-        hi = np.minimum((slots.end[sigmas] - runtimes)[:, None], slots.end[None, :] - runtime)
+        # Bounds only for the (sigma, slot) pairs that can join (most pairs cannot), and
+        # sigma's own bound in the same call: rows 0..S-1 are the sigmas, then the pairs.
+        row, col = np.nonzero(can_join)
+        slot = np.concatenate((sigmas, col))
+        runtime = np.concatenate((runtimes, runtimes[row]))
+        # Starts sigma allows, cut (for a joining slot) to those that slot allows.
+        latest = slots.end[sigmas] - runtimes
+        lo = np.maximum(slots.start[sigmas][row], slots.start[col])
+        hi = np.minimum(latest[row], slots.end[col] - runtime[len(sigmas) :])
         z = self.slot_value_bound(
-            slots.slot_start[None, :],
-            slots.end[None, :],
-            slots.q[None, :],
-            runtime * slots.price[None, :],
+            slots.slot_start[slot],
+            slots.end[slot],
+            slots.q[slot],
+            runtime * slots.price[slot],
             runtime,
-            lo,
-            np.maximum(lo, hi),
-            performance=slots.performance[None, :],
+            np.concatenate((slots.start[sigmas], lo)),
+            np.concatenate((latest, np.maximum(lo, hi))),
+            performance=slots.performance[slot],
         )
-        z = np.where(can_join, np.broadcast_to(z, can_join.shape), -np.inf)
-        if others:
-            top = -np.partition(-z, others - 1, axis=1)[:, :others]
-            rest = np.where(affordable, top.sum(axis=1), -np.inf)
-        else:
-            rest = np.where(affordable, 0.0, -np.inf)
-        own = self.slot_value_bound(
-            slots.slot_start[sigmas],
-            slots.end[sigmas],
-            slots.q[sigmas],
-            runtimes * slots.price[sigmas],
-            runtimes,
-            slots.start[sigmas],
-            slots.end[sigmas] - runtimes,
-            performance=slots.performance[sigmas],
-        )
-        return own + rest
+        z = np.broadcast_to(z, slot.shape)
+        own = z[: len(sigmas)]
+        if not others:
+            return own + np.where(affordable, 0.0, -np.inf)
+        joining = np.full(can_join.shape, -np.inf)
+        joining[row, col] = z[len(sigmas) :]
+        top = -np.partition(-joining, others - 1, axis=1)[:, :others]
+        return own + np.where(affordable, top.sum(axis=1), -np.inf)
 
     def _values_at(self, step, slot, start, runtime):
         """``z`` of candidate slots (indices, broadcast against ``start`` and ``runtime``)."""
@@ -286,11 +282,13 @@ class _Additive(Criterion):
         step = step.compact(count)
         if step is None:
             return None
-        values = self._values_at(
-            step, step.columns[None, :], step.start[:, None], step.runtime[:, None]
-        )
-        values = np.broadcast_to(values, step.member.shape)
-        return choose_optimal(step, count, values, self._sigma_values(step), incumbent)
+        # Sigma's own z as one more column: one slot_values call for the whole step.
+        slot = np.empty((len(step.start), len(step.columns) + 1), dtype=np.int64)
+        slot[:, :-1] = step.columns
+        slot[:, -1] = step.sigma
+        values = self._values_at(step, slot, step.start[:, None], step.runtime[:, None])
+        values = np.broadcast_to(values, slot.shape)
+        return choose_optimal(step, count, values[:, :-1], values[:, -1], incumbent)
 
     def _lite_scores(self, step, picks, total):
         """z of sigma plus z of each row's cheapest members (only those are evaluated)."""

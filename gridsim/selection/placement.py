@@ -224,19 +224,14 @@ class CoP(_Placement):
     def _side_bound(self, low, high, runtime):
         """Exact best of ``_side`` over distances in ``[low, high]``."""
         e1, e2, e3 = self.epsilon1 * runtime, self.epsilon2 * runtime, self.epsilon3 * runtime
-        tight = low < e1
+        # The four options by hand (np.stack of them costs more than the arithmetic).
+        best = np.maximum(
+            np.where(low < e1, self.delta1, -np.inf),  # tight
+            np.where(high > runtime, self.delta2, -np.inf),  # roomy
+        )
         neutral = ((low <= e2) & (high >= e1)) | ((low <= runtime) & (high >= e3))
         awkward = (low < e3) & (high > e2)
-        roomy = high > runtime
-        options = np.stack(
-            np.broadcast_arrays(
-                np.where(tight, self.delta1, -np.inf),
-                np.where(neutral, 0.0, -np.inf),
-                np.where(awkward, -self.delta1, -np.inf),
-                np.where(roomy, self.delta2, -np.inf),
-            )
-        )
-        return options.max(axis=0)
+        return np.maximum(best, np.where(neutral, 0.0, np.where(awkward, -self.delta1, -np.inf)))
 
     def slot_value_bound(self, slot_start, slot_end, q, cost, runtime, lo, hi, performance=None):
         left, right = self._distance_ranges(slot_start, slot_end, runtime, lo, hi)

@@ -62,7 +62,11 @@ class Candidates:
     def from_table(cls, table: SlotTable, request: Request) -> Candidates:
         start = np.maximum(table.start, request.earliest_start)
         keep = (table.performance >= request.min_performance) & (table.end > start)
-        order = np.lexsort((table.node[keep], start[keep]))
+        if len(table) and table.start[0] >= request.earliest_start:
+            # No start moved: the table's (start, node) order still holds.
+            order = slice(None)
+        else:
+            order = np.lexsort((table.node[keep], start[keep]))
         return cls(
             node=table.node[keep][order],
             slot_start=table.start[keep][order],
@@ -141,14 +145,42 @@ class Joinable:
     A slot can join ``sigma`` if it is at least as fast, long enough for the task, and
     overlaps the range of starts ``sigma`` allows by the runtime. Affordability: ``sigma``
     plus its ``n - 1`` cheapest joiners must fit the budget, and a joiner must fit it together
-    with ``sigma`` and the ``n - 2`` cheapest joiners. Cost: O(sigmas x slots).
+    with ``sigma`` and the ``n - 2`` cheapest joiners. Cost: O(sigmas x slots), paid on
+    first use of either attribute (only ``affordable`` without a budget costs O(sigmas)).
     """
 
-    can_join: np.ndarray  # (sigmas, slots) bool
-    affordable: np.ndarray  # (sigmas,) bool
+    slots: Candidates
+    sigmas: np.ndarray
+    runtimes: np.ndarray  # (sigmas,)
+    request: Request
 
     @classmethod
     def of(cls, slots: Candidates, sigmas, runtimes, request: Request) -> Joinable:
+        return cls(slots, sigmas, runtimes, request)
+
+    @property
+    def can_join(self) -> np.ndarray:
+        """(sigmas, slots) bool."""
+        return self._joined[0]
+
+    @property
+    def affordable(self) -> np.ndarray:
+        """(sigmas,) bool; without a budget to price joiners, no (sigmas x slots) matrix."""
+        return self._joined[1] if self._priced else self._budget_left >= 0
+
+    @property
+    def _priced(self) -> bool:
+        # Without a budget every sigma is affordable and no joiner is priced out (a sigma with
+        # fewer than n - 1 joiners gets its bound from the missing ones), so skip the costs.
+        return self.request.n > 1 and bool(np.isfinite(self.request.budget))
+
+    @cached_property
+    def _budget_left(self) -> np.ndarray:
+        return self.request.budget - self.runtimes * self.slots.price[self.sigmas]
+
+    @cached_property
+    def _joined(self) -> tuple[np.ndarray, np.ndarray]:
+        slots, sigmas, runtimes = self.slots, self.sigmas, self.runtimes
         perf = slots.performance
         runtime = runtimes[:, None]
         can_join = (
@@ -158,10 +190,10 @@ class Joinable:
             & (slots.end[None, :] - slots.start[None, :] >= runtime * (1 - 1e-12))
         )
         can_join[np.arange(len(sigmas)), sigmas] = False
-        others = request.n - 1
-        budget_left = request.budget - runtimes * slots.price[sigmas]
+        budget_left = self._budget_left
         affordable = budget_left >= 0
-        if others:
+        if self._priced:
+            others = self.request.n - 1
             cost = np.where(can_join, runtime * slots.price[None, :], np.inf)
             cheapest = np.partition(cost, others - 1, axis=1)[:, :others]
             total = cheapest.sum(axis=1)
@@ -169,7 +201,7 @@ class Joinable:
             with np.errstate(invalid="ignore"):  # inf - inf where fewer than n-1 can join
                 rest_cost = np.where(affordable, total - cheapest.max(axis=1), np.inf)
             can_join &= cost + rest_cost[:, None] <= budget_left[:, None]
-        return cls(can_join, affordable)
+        return can_join, affordable
 
 
 def _beats(key, bounds, secondary_bound, performance, start) -> np.ndarray:
@@ -366,8 +398,12 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> 
     masked = np.where(step.member, values, _NEG)
     if count:
         top = np.argpartition(-masked, count - 1, axis=1)[:, :count]
-        top_cost = np.take_along_axis(step.cost, top, axis=1).sum(axis=1)
-        bound = sigma_values + np.take_along_axis(masked, top, axis=1).sum(axis=1)
+        # Without a budget the best columns always fit: their cost is not needed.
+        top_cost = np.zeros(rows)
+        row_index = np.arange(rows)[:, None]  # plain indexing: take_along_axis costs more here
+        if np.isfinite(step.budget_left).any():
+            top_cost = step.cost[row_index, top].sum(axis=1)
+        bound = sigma_values + masked[row_index, top].sum(axis=1)
     else:
         top = np.empty((rows, 0), dtype=np.int64)
         bound = sigma_values.copy()
