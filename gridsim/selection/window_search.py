@@ -241,9 +241,16 @@ def _steps(slots: Candidates, sigmas: np.ndarray, runtime: np.ndarray, request: 
         slots.end[row_step] - slots.start[row_step] >= row_runtime * (1 - 1e-12)
     )
     row_sigma, row_runtime, row_step = row_sigma[keep], row_runtime[keep], row_step[keep]
+    row_start = slots.start[row_step]
+    # sigma holds its task from the row's start exactly as the window will be reserved
+    # (start + runtime <= end): `last` above compares end - runtime, which float rounding
+    # can put an ulp on the other side
+    fits = row_start + row_runtime <= slots.end[row_sigma]
+    if not fits.all():
+        row_sigma, row_runtime, row_step = row_sigma[fits], row_runtime[fits], row_step[fits]
+        row_start = row_start[fits]
     if len(row_step) == 0:
         return None
-    row_start = slots.start[row_step]
     columns = np.arange(int(row_step.max()) + 1)
     # Only slots that some row could use: fast enough and still free at some row's finish.
     columns = columns[
@@ -320,7 +327,7 @@ class _Step:
         return (
             (columns[None, :] <= self.step[rows][:, None])
             & (slots.performance[columns][None, :] >= slots.performance[self.sigma[rows]][:, None])
-            & (slots.end[columns][None, :] >= finish[:, None] * (1 - 1e-15))
+            & (slots.end[columns][None, :] >= finish[:, None])
             & (columns[None, :] != self.sigma[rows][:, None])
         )
 

@@ -2,7 +2,9 @@
 
 import math
 
+import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -95,3 +97,23 @@ def test_bfshort_jobs_really_run_one_percent_shorter():
     nodes = (Node(0, 2.0, 1.0),)
     trace = simulate(Instance(nodes, ((),), (Job(0, 0.0, 1, 10.0),)), build_criterion("BFshort"))
     assert math.isclose(trace.job_records()[0]["runtime"], 0.99 * 5.0)
+
+
+@pytest.mark.parametrize("seed", [58, 59, 80, 111])
+def test_windows_fit_their_slots_to_the_last_bit(seed):
+    """Runtimes of 0.99 V / p and early finishes put slot ends an ulp away from window ends.
+
+    Seeds found by search: each once gave a BFshort window ending one ulp after a slot.
+    """
+    rng = np.random.default_rng(seed)
+    nodes = tuple(
+        Node(i, float(p), 0.1 * float(p)) for i, p in enumerate(rng.choice([2.0, 4.0, 8.0], 8))
+    )
+    jobs = tuple(
+        Job(i, float(rng.uniform(0, 100)), int(rng.integers(1, 5)),
+            float(rng.choice([60.0, 120.0, 240.0])), runtime_factor=float(rng.uniform(0.5, 1.3)))
+        for i in range(25)
+    )  # fmt: skip
+    instance = Instance(nodes, tuple(((50.0 * i, 50.0 * i + 30.0),) for i in range(8)), jobs)
+    jobs = check_common(instance, simulate(instance, build_criterion("BFshort")))
+    assert set(jobs["final_state"]) <= {"finished", "killed"}
