@@ -81,14 +81,15 @@ class _QueuePlanner(ReservationPlanner):
     def _choose(self, job: Job, now: float, old: Window | None, floor: float = -math.inf):
         """The criterion's window for ``job`` starting no earlier than ``floor``, or ``old``
         if it is still free, starts no earlier than ``floor`` and the new one is not earlier.
+        A free ``old`` that starts now is kept as it is: the job is as good as started.
         """
         request = job.request(now)
         if floor > request.earliest_start:
             request = replace(request, earliest_start=floor)
         if old is None or old.start < floor - TIME_TOLERANCE or not self._is_free(old):
             return self.criterion.search(self.profile, request)
-        if self._unbeatable(old, request.earliest_start, job):
-            return old  # the search could only confirm it
+        if old.start <= now + TIME_TOLERANCE or self._unbeatable(old, request.earliest_start, job):
+            return old  # the search could only confirm it, or the job is starting
         new = self.criterion.search(self.profile, request)
         return new if new is not None and earlier(new, old) else old
 
