@@ -78,7 +78,9 @@ class _QueuePlanner(ReservationPlanner):
     def _is_free(self, window: Window) -> bool:
         return all(self.profile.is_free(i, window.start, window.finish) for i in window.nodes)
 
-    def _choose(self, job: Job, now: float, old: Window | None, floor: float = -math.inf):
+    def _choose(
+        self, job: Job, now: float, old: Window | None, floor: float = -math.inf
+    ) -> Window | None:
         """The criterion's window for ``job`` starting no earlier than ``floor``, or ``old``
         if it is still free, starts no earlier than ``floor`` and the new one is not earlier.
         A free ``old`` that starts now is kept as it is: the job is as good as started.
@@ -279,7 +281,7 @@ class EasyBackfilling(_QueuePlanner):
         self.head = None
         for job in sorted(self.waiting.values(), key=self.key):
             previous = old.get(job.id)
-            if self.head is not None and _eligible(self.nodes, free_now, job) < job.n:
+            if self.head is not None and _count_eligible(self.nodes, free_now, job) < job.n:
                 continue  # no window can start now: skip the searches
             window = self._choose(job, now, previous)
             if window is None:  # cannot happen with an infinite horizon: it fitted before
@@ -329,7 +331,7 @@ class EasyBackfilling(_QueuePlanner):
         return {node.id for node in self.nodes if self.profile.is_free(node.id, now, after)}
 
 
-def _eligible(nodes: Sequence[Node], free: set[int], job: Job) -> int:
+def _count_eligible(nodes: Sequence[Node], free: set[int], job: Job) -> int:
     """How many of the ``free`` nodes are fast enough for ``job``."""
     if job.min_performance <= 0:
         return len(free)

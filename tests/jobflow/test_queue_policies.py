@@ -1,7 +1,7 @@
 """Node-level FCFS and EASY (gridsim.scheduling.queue_policies): invariants and examples."""
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_invariants import POLICIES, SETTINGS, TOL, check_common, instances
 
@@ -12,16 +12,17 @@ from gridsim.selection.criteria import build_criterion
 from gridsim.sim.engine import Engine, Instance, simulate
 
 SCHEDULERS = st.sampled_from(["fcfs", "easy"])
+FEWER = settings(SETTINGS, max_examples=40)
 
 
-@SETTINGS
+@FEWER
 @given(instances(deviations=True), POLICIES, SCHEDULERS)
 def test_no_overlap_and_no_start_before_arrival(instance, policy, scheduler):
     # check_common: no two tasks on a node overlap, start >= arrival, every job accounted for
     check_common(instance, simulate(instance, build_criterion(policy), scheduler=scheduler))
 
 
-@SETTINGS
+@FEWER
 @given(instances(deviations=True), POLICIES)
 def test_fcfs_starts_jobs_in_priority_order(instance, policy):
     jobs = check_common(instance, simulate(instance, build_criterion(policy), scheduler="fcfs"))
@@ -44,7 +45,7 @@ class RecordingEasy(EasyBackfilling):
         return changes
 
 
-@SETTINGS
+@FEWER
 @given(instances(deviations=True, early_only=True), POLICIES)
 def test_easy_never_moves_the_head_later_without_overruns(instance, policy):
     planner = RecordingEasy(instance.nodes, instance.busy, build_criterion(policy))
