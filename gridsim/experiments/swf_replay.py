@@ -15,9 +15,11 @@ Which engine runs a replay:
   schedulers of :mod:`gridsim.scheduling.log_schedulers` in the heap loop of
   :mod:`gridsim.sim.log_replay` -- FCFS, EASY and conservative backfilling, exactly the
   classical formulation [MF01]; node ids are given at the actual start.
-* Node classes that differ: node identities matter, so conservative backfilling runs on the
-  node-level engine (:mod:`gridsim.sim.engine`, SimPy) with the resource-selection
-  ``policy`` of the registry (BFstart, CoP, ...). FCFS and EASY are not available there.
+* Node classes that differ: node identities matter, so the schedulers run on the node-level
+  engine (:mod:`gridsim.sim.engine`, SimPy) -- conservative backfilling of
+  :mod:`gridsim.scheduling.backfilling`, FCFS and EASY of
+  :mod:`gridsim.scheduling.queue_policies` -- with the resource-selection ``policy`` of the
+  registry (BFstart, CoP, ...) choosing every window.
 
 A replay is deterministic: replications repeat it (the seed is not used).
 """
@@ -32,7 +34,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from gridsim.analysis.jobflow_metrics import job_metrics, jobflow_summary, per_user_summary
 from gridsim.analysis.stats import summarise_by
@@ -99,21 +101,6 @@ class SwfReplayScenario(ScenarioBase):
             raise ValueError(str(error)) from None
         return value
 
-    @model_validator(mode="after")
-    def _supported(self) -> SwfReplayScenario:
-        if not _homogeneous_classes(self.platform):
-            other = [s for s in self.schedulers if s != "conservative"]
-            if other:
-                raise ValueError(
-                    f"schedulers {other} need a homogeneous machine; with node classes that "
-                    "differ only conservative backfilling is available"
-                )
-        return self
-
-
-def _homogeneous_classes(config: LogPlatformConfig) -> bool:
-    return len({(c.performance, c.price) for c in config.node_classes}) <= 1
-
 
 def load_log(scenario: SwfReplayScenario) -> SwfLog:
     """The scenario's log, cut to ``max_jobs`` (the first jobs in file order)."""
@@ -140,7 +127,7 @@ def _progress_bar(scenario: SwfReplayScenario, jobs: pd.DataFrame, label: str):
 
 
 def replay_homogeneous(
-    scenario: SwfReplayScenario, log: SwfLog, platform: LogPlatform, scheduler: str
+    scenario: SwfReplayScenario, log: SwfLog, platform: LogPlatform, scheduler: SchedulerName
 ) -> pd.DataFrame:
     """One replay with the processor-count schedulers; returns the jobs table."""
     jobs = log.jobs
@@ -174,9 +161,13 @@ def replay_homogeneous(
 
 
 def replay_node_level(
-    scenario: SwfReplayScenario, log: SwfLog, platform: LogPlatform
+    scenario: SwfReplayScenario, log: SwfLog, platform: LogPlatform, scheduler: SchedulerName
 ) -> pd.DataFrame:
-    """Conservative backfilling on nodes that differ, with the scenario's policy (SimPy)."""
+    """One replay on nodes that differ, every window chosen by the scenario's policy (SimPy).
+
+    ``first_reservation`` is kept for conservative backfilling only (NaN otherwise), as on
+    the homogeneous machine.
+    """
     from gridsim.model import Node
     from gridsim.scheduling.backfilling import Job
     from gridsim.sim.engine import Instance, simulate
@@ -192,12 +183,16 @@ def replay_node_level(
         for i, (submit, n, estimate, duration) in enumerate(zip(
             jobs.submit_time, jobs.processors, jobs.estimate, jobs.duration, strict=True))
     )  # fmt: skip
-    trace = simulate(Instance(nodes, ((),) * len(nodes), flow), build_criterion(scenario.policy))
+    instance = Instance(nodes, ((),) * len(nodes), flow)
+    trace = simulate(instance, build_criterion(scenario.policy), scheduler=scheduler)
     records = pd.DataFrame(trace.job_records())  # sorted by id: the table's order
     unplaced = records.final_state.isin(["rejected", "unfinished"])
     if unplaced.any():
         raise ValueError(f"{int(unplaced.sum())} jobs could not be placed on the node classes")
-    table = _job_table(jobs, records.start.to_numpy(), records.first_promised_start.to_numpy())
+    first = records.first_promised_start.to_numpy()
+    if scheduler != "conservative":
+        first = np.full(len(first), np.nan)
+    table = _job_table(jobs, records.start.to_numpy(), first)
     table["finish_time"] = records.finish.to_numpy()
     table["run_time"] = records.runtime.to_numpy()
     table["cost"] = records.cost.to_numpy()
@@ -249,7 +244,7 @@ def run_replication(
             jobs = replay_homogeneous(scenario, log, platform, scheduler)
             policy = scheduler
         else:
-            jobs = replay_node_level(scenario, log, platform)
+            jobs = replay_node_level(scenario, log, platform, scheduler)
             policy = f"{scheduler}/{build_criterion(scenario.policy).label}"
         elapsed = time.perf_counter() - began
         threshold = scenario.bounded_slowdown_threshold

@@ -81,8 +81,11 @@ def priority_key(priority: Priority):
     raise ValueError(f"priority must be 'fcfs' or 'sjf', got {priority!r}")
 
 
-class ConservativeBackfilling:
-    """Reservations of a job flow under one criterion.
+class ReservationPlanner:
+    """What every node-level planner shares: the profile, the jobs and their windows.
+
+    Subclasses (conservative backfilling here, FCFS and EASY in
+    :mod:`gridsim.scheduling.queue_policies`) add ``submit``, ``finish`` and ``overrun``.
 
     Args:
         nodes: the environment's nodes (ids 0..N-1).
@@ -94,8 +97,8 @@ class ConservativeBackfilling:
     Attributes:
         reservations: queued jobs' windows, by job id.
         running: started jobs' windows, by job id.
-        first_promised: the first reservation start each job was given.
-        delays: per job, how much later than first promised overruns made it start.
+        first_promised: the first window start each job was given.
+        delays: per job, how much later than promised re-planning made it start.
     """
 
     def __init__(
@@ -117,6 +120,42 @@ class ConservativeBackfilling:
         self.busy_until: dict[int, float] = {}
         self.first_promised: dict[int, float] = {}
         self.delays: dict[int, float] = {}
+
+    def start(self, job_id: int) -> Window:
+        """The job's reservation begins: it leaves the queue."""
+        window = self.reservations.pop(job_id)
+        self.running[job_id] = window
+        self.busy_until[job_id] = window.finish
+        return window
+
+    def _end_running(self, job_id: int, now: float) -> bool:
+        """The job ended at ``now``: give back the unused rest of its window; True if any."""
+        window = self.running.pop(job_id)
+        planned_end = self.busy_until.pop(job_id)
+        if now >= planned_end - TIME_TOLERANCE:
+            return False
+        for node_id in window.nodes:
+            self.profile.release(node_id, now, planned_end)
+        return True
+
+    def _overrun_end(self, job_id: int, end: float) -> float:
+        """The end an overrunning job may run to: ``end``, or where local load begins."""
+        window = self.running[job_id]
+        planned_end = self.busy_until[job_id]
+        for node_id in window.nodes:
+            for load_start, load_end in self.busy[node_id]:
+                if load_end > planned_end + TIME_TOLERANCE and load_start < end:
+                    end = max(planned_end, min(end, load_start))
+        self.busy_until[job_id] = end
+        return end
+
+
+class ConservativeBackfilling(ReservationPlanner):
+    """Reservations of a job flow under one criterion (see the module docstring).
+
+    Takes the arguments of :class:`ReservationPlanner`. ``first_promised`` is the reservation
+    given on submission; ``delays`` counts only what overruns cost.
+    """
 
     # -- events ----------------------------------------------------------------------------
 
@@ -140,25 +179,14 @@ class ConservativeBackfilling:
             planned[job.id] = window
         return planned, rejected
 
-    def start(self, job_id: int) -> Window:
-        """The job's reservation begins: it leaves the queue."""
-        window = self.reservations.pop(job_id)
-        self.running[job_id] = window
-        self.busy_until[job_id] = window.finish
-        return window
-
     def finish(self, job_id: int, now: float) -> dict[int, Window]:
         """The job ended at ``now``; an early end releases its rest and compresses the queue.
 
         Returns:
             The queued jobs whose reservation moved (earlier), by job id.
         """
-        window = self.running.pop(job_id)
-        planned_end = self.busy_until.pop(job_id)
-        if now >= planned_end - TIME_TOLERANCE:
+        if not self._end_running(job_id, now):
             return {}
-        for node_id in window.nodes:
-            self.profile.release(node_id, now, planned_end)
         return self.compress(now)
 
     def overrun(self, job_id: int, now: float, end: float) -> tuple[float, dict[int, Window]]:
@@ -170,11 +198,7 @@ class ConservativeBackfilling:
         """
         window = self.running[job_id]
         planned_end = self.busy_until[job_id]
-        for node_id in window.nodes:
-            for load_start, load_end in self.busy[node_id]:
-                if load_end > planned_end + TIME_TOLERANCE and load_start < end:
-                    end = max(planned_end, min(end, load_start))
-        self.busy_until[job_id] = end
+        end = self._overrun_end(job_id, end)
         nodes = set(window.nodes)
         colliding = [
             other
@@ -208,7 +232,7 @@ class ConservativeBackfilling:
             old = self.reservations[job_id]
             self.profile.release_window(old)
             new = self.criterion.search(self.profile, self.jobs[job_id].request(now))
-            if new is not None and _earlier(new, old):
+            if new is not None and earlier(new, old):
                 self.profile.reserve(new)
                 self.reservations[job_id] = new
                 moved[job_id] = new
@@ -217,7 +241,7 @@ class ConservativeBackfilling:
         return moved
 
 
-def _earlier(new: Window, old: Window) -> bool:
+def earlier(new: Window, old: Window) -> bool:
     """No later in start and finish, and strictly earlier in one of them."""
     no_later = new.start <= old.start + TIME_TOLERANCE and new.finish <= old.finish + TIME_TOLERANCE
     strictly = new.start < old.start - TIME_TOLERANCE or new.finish < old.finish - TIME_TOLERANCE

@@ -1,8 +1,9 @@
 """Job-flow simulation on a SimPy event loop.
 
 Consumes an :class:`Instance` (nodes, local load, jobs with arrival times and runtime factors)
-and a scheduler (:class:`~gridsim.scheduling.backfilling.ConservativeBackfilling`); produces a
-:class:`~gridsim.sim.trace.Trace` of what actually happened. This is the only module that
+and a node-level planner (any :class:`Scheduler`: conservative backfilling of
+:mod:`gridsim.scheduling.backfilling`, FCFS or EASY of :mod:`gridsim.scheduling.queue_policies`);
+produces a :class:`~gridsim.sim.trace.Trace` of what actually happened. This is the only module that
 touches SimPy: it delivers submissions to the scheduler, starts reserved windows on their
 nodes, runs them for their actual runtime and reports completions (and overruns) back.
 
@@ -12,6 +13,10 @@ so a node freed at ``t`` can be reserved by a job starting at ``t``, and a job a
 ``t`` is planned in a profile that already knows what finished at ``t``. Jobs arriving at the
 same time are handed to the scheduler together (it plans them in priority order).
 
+The planner answers every event with the windows that are new or moved, by job id; a job
+mapped to ``None`` lost its window (EASY withdraws the windows of jobs that no longer start),
+and its pending start event is cancelled.
+
 Local load is known in advance: it is already busy in the scheduler's profile and is written
 to the trace as tasks of kind ``local_load``; it never moves.
 """
@@ -19,19 +24,46 @@ to the trace as tasks of kind ``local_load``; it never moves.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from heapq import heappush
+from typing import Protocol
 
 import simpy
 from simpy.events import Event
 
 from gridsim.model import Node, Window
-from gridsim.scheduling.backfilling import TIME_TOLERANCE, ConservativeBackfilling, Job
+from gridsim.scheduling.backfilling import TIME_TOLERANCE, Job
+from gridsim.scheduling.queue_policies import SchedulerName, build_planner
 from gridsim.sim.trace import Trace
 
 #: Event phases at one instant, in the order they are processed.
 COMPLETION, START, SUBMISSION = 0, 1, 2
+
+
+class Scheduler(Protocol):
+    """What the engine asks of a planner (all pure planning, told the current time).
+
+    ``submit``, ``finish`` and ``overrun`` return the windows that are new or moved by job id
+    (``None``: the job lost its window); ``start`` takes a job's window out of the queue.
+    """
+
+    jobs: dict[int, Job]
+    running: dict[int, Window]
+    first_promised: dict[int, float]
+    delays: dict[int, float]
+
+    def submit(
+        self, jobs: Iterable[Job], now: float
+    ) -> tuple[Mapping[int, Window | None], list[Job]]: ...
+
+    def start(self, job_id: int) -> Window: ...
+
+    def finish(self, job_id: int, now: float) -> Mapping[int, Window | None]: ...
+
+    def overrun(
+        self, job_id: int, now: float, end: float
+    ) -> tuple[float, Mapping[int, Window | None]]: ...
 
 
 class SimulationError(RuntimeError):
@@ -79,14 +111,13 @@ class _Phased(Event):
 class Engine:
     """Executes one scheduler's plan for one instance; see the module docstring."""
 
-    def __init__(self, instance: Instance, scheduler: ConservativeBackfilling) -> None:
+    def __init__(self, instance: Instance, scheduler: Scheduler) -> None:
         self.instance = instance
         self.scheduler = scheduler
         self.env = _Environment()
         self.trace = Trace(instance.nodes)
         self._version: dict[int, int] = {}
         self._occupant: list[int | None] = [None] * len(instance.nodes)
-        self._planned_start: dict[int, float] = {}
 
     def run(self) -> Trace:
         """Run to the last event and return the trace (unfinished jobs carry a reason)."""
@@ -106,13 +137,14 @@ class Engine:
         event = _Phased(self.env, time, phase, value)
         event.callbacks.append(lambda event: handler(event.value))
 
-    def _plan_starts(self, windows: dict[int, Window]) -> None:
-        """(Re)schedule the start of every job whose reservation is new or moved."""
+    def _plan_starts(self, windows: Mapping[int, Window | None]) -> None:
+        """(Re)schedule the start of every job whose reservation is new or moved; a job
+        mapped to ``None`` lost its window, so its pending start is cancelled."""
         for job_id, window in windows.items():
             version = self._version.get(job_id, -1) + 1
             self._version[job_id] = version
-            self._planned_start[job_id] = window.start
-            self._at(window.start, START, self._on_start, (job_id, version))
+            if window is not None:
+                self._at(window.start, START, self._on_start, (job_id, version))
 
     # -- handlers ----------------------------------------------------------------------------
 
@@ -128,7 +160,7 @@ class Engine:
     def _on_start(self, value: tuple[int, int]) -> None:
         job_id, version = value
         if self._version[job_id] != version:
-            return  # the reservation moved; a newer start event exists
+            return  # the reservation moved (a newer start event exists) or was withdrawn
         window = self.scheduler.start(job_id)
         if abs(window.start - self.env.now) > 1e-6 * max(1.0, abs(window.start)):
             raise SimulationError(f"job {job_id} started at {self.env.now}, not {window.start}")
@@ -167,10 +199,16 @@ class Engine:
         self._plan_starts(self.scheduler.finish(job_id, end))
 
 
-def simulate(instance: Instance, criterion, priority: str = "fcfs") -> Trace:
-    """One job flow under one criterion: plan with conservative backfilling, execute, trace."""
-    scheduler = ConservativeBackfilling(instance.nodes, instance.busy, criterion, priority)
-    return Engine(instance, scheduler).run()
+def simulate(
+    instance: Instance,
+    criterion,
+    priority: str = "fcfs",
+    scheduler: SchedulerName = "conservative",
+) -> Trace:
+    """One job flow under one criterion: plan (conservative backfilling unless another
+    ``scheduler`` is named: ``"fcfs"``, ``"easy"``), execute, trace."""
+    planner = build_planner(scheduler, instance.nodes, instance.busy, criterion, priority)
+    return Engine(instance, planner).run()
 
 
 def jobs_from(arrivals: Sequence[float], sizes: Sequence[int], volumes: Sequence[float]):

@@ -4,10 +4,11 @@ Consumes the engine's notifications; produces two tables. Column names follow Ba
 ``jobs.csv`` in spirit (snake_case, times in simulation time units, cost in money units):
 
 ``jobs``: ``job_id``, ``arrival``, ``first_promised_start`` (the reservation given on
-submission), ``start``, ``finish``, ``wait`` (start - arrival), ``runtime`` (actual),
-``planned_runtime`` (the window's), ``n``, ``volume``, ``nodes`` (space-separated ids),
-``cost`` (actual runtime times the sum of the nodes' prices), ``delay`` (how much later than
-first promised overruns of other jobs made it start), ``final_state`` (``finished``,
+submission; under EASY the first window the job was given), ``start``, ``finish``, ``wait``
+(start - arrival), ``runtime`` (actual), ``planned_runtime`` (the window's), ``n``,
+``volume``, ``nodes`` (space-separated ids), ``cost`` (actual runtime times the sum of the
+nodes' prices), ``delay`` (how much later than promised re-planning -- under conservative
+backfilling only for overruns of other jobs -- made it start), ``final_state`` (``finished``,
 ``killed``, ``rejected`` or ``unfinished``) and ``reason`` (empty when finished normally).
 
 ``tasks``: ``job_id`` (-1 for local load), ``node``, ``performance`` (of the node), ``start``,

@@ -71,22 +71,30 @@ def test_the_bounded_slowdown_threshold_is_configurable():
     assert large.mean_bounded_slowdown[0] < small.mean_bounded_slowdown[0]
 
 
-def test_differing_node_classes_run_conservative_backfilling_on_the_node_level_engine():
+def test_differing_node_classes_run_every_scheduler_on_the_node_level_engine():
     model = scenario(
-        workload={"path": str(KTH_300), "max_jobs": 40},
+        workload={"path": str(KTH_300), "max_jobs": 80},
         platform={"node_classes": [{"count": 60, "performance": 1.0, "price": 1.0},
                                    {"count": 40, "performance": 2.0, "price": 3.0}]},
-        schedulers=["conservative"],
-        policy="BFstart",
+        schedulers=["fcfs", "easy", "conservative"],
+        policy="BFfinish",
     )  # fmt: skip
     tables = run(model)
-    assert tables["runs"].policy.tolist() == ["conservative/BFstart"]
+    runs = tables["runs"]
+    assert runs.policy.tolist() == ["fcfs/BFfinish", "easy/BFfinish", "conservative/BFfinish"]
+    assert (runs.jobs == 80).all() and (runs.peak_processors <= 100).all()
     jobs = tables["jobs"]
-    assert len(jobs) == 40
+    assert len(jobs) == 3 * 80
     assert (jobs.start_time >= jobs.submit_time).all()
-    assert (jobs.start_time <= jobs.first_reservation + 1e-6).all()
     assert (jobs.run_time <= jobs.estimate + 1e-6).all()  # faster nodes never run longer
-    assert tables["runs"].peak_processors[0] <= 100
+    conservative = jobs[jobs.scheduler == "conservative"]
+    assert (conservative.start_time <= conservative.first_reservation + 1e-6).all()
+    assert jobs[jobs.scheduler != "conservative"].first_reservation.isna().all()
+    fcfs = jobs[jobs.scheduler == "fcfs"].sort_values(["submit_time", "job_id"])
+    assert (fcfs.start_time.diff().dropna() >= 0).all()  # FCFS: starts in arrival order
+    # backfilling helps here too
+    wait = dict(zip(runs.scheduler, runs.mean_wait_time, strict=True))
+    assert wait["easy"] < wait["fcfs"] and wait["conservative"] < wait["fcfs"]
 
 
 def test_a_uniformly_faster_machine_scales_every_time():
@@ -95,12 +103,6 @@ def test_a_uniformly_faster_machine_scales_every_time():
     jobs = run(model)["jobs"]
     log = swf_replay.load_log(model).jobs
     assert np.allclose(jobs.run_time, log.duration / 2)
-
-
-def test_fcfs_and_easy_need_a_homogeneous_machine():
-    classes = [{"count": 2, "performance": 1.0}, {"count": 2, "performance": 2.0}]
-    with pytest.raises(ScenarioError, match="need a homogeneous machine"):
-        scenario(platform={"node_classes": classes})
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,358 @@
+"""Node-level FCFS and EASY backfilling with the registry's resource selection.
+
+Consumes what :class:`~gridsim.scheduling.backfilling.ConservativeBackfilling` consumes (nodes,
+local load, a criterion, a priority) and the same events from the engine
+(:mod:`gridsim.sim.engine`); produces, at every event, the windows that are new or moved, by
+job id, with ``None`` for a job that lost its window. Pure planning code: no clock, no SimPy.
+They exist so that FCFS and EASY can run where node identities matter (nodes that differ in
+performance or price), with the window each job gets chosen by the criterion (BFstart,
+BFfinish, CoP, ...) rather than by a processor count.
+
+Both plan with the jobs' planned runtimes and learn the actual ones from the engine. One rule
+is shared with conservative backfilling: a job that already holds a window keeps it when it is
+re-planned, unless the criterion's new window is earlier (no later in start and finish, and
+earlier in one) or the old window is no longer free (an overrun took it).
+
+* :class:`FcfsReservations` (FCFS): every queued job holds a window, chosen by the criterion
+  among those starting no earlier than the previous queued job's window (and the last
+  started job's start), so jobs start in priority order. An early finish or an overrun
+  re-plans the whole queue in that order.
+* :class:`EasyBackfilling` (EASY, only the head holds a reservation): at every submission and
+  completion the queued jobs' windows are released and the queue is walked in priority
+  order. A job whose window (searched from now) starts now starts. The first job that
+  cannot is the head and keeps a window. A later job starts now if the window the criterion
+  chooses for it with the head's window reserved starts now; failing that, if the window it
+  chooses without the head's window starts now and the head, re-planned around it, starts
+  and finishes no later. Otherwise it waits with no window.
+
+Why the second EASY test: a head window is a particular set of nodes, and the criterion may
+put the head on nodes that are free now although others free up in time (BFstart takes slots
+in start order). Testing later jobs only against that fixed set would refuse jobs that
+classical EASY backfills on the head's "extra" processors. Re-planning the head around the
+candidate makes the guarantee the head's start time, as in EASY. On identical nodes with the
+earliest-start criterion (BFstart) the two tests together are exactly the classical rule, and
+the start times equal those of :class:`~gridsim.scheduling.log_schedulers.Easy` (tested).
+
+Cost per event: FCFS one window search per new job, and one per queued job after an early
+finish or overrun. EASY up to three searches per queued job that might start now; a job is
+skipped without a search when fewer eligible nodes than it needs are free now.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Literal
+
+from gridsim.model import Node, Window
+from gridsim.scheduling.backfilling import (
+    TIME_TOLERANCE,
+    ConservativeBackfilling,
+    Job,
+    Priority,
+    ReservationPlanner,
+    earlier,
+)
+
+SchedulerName = Literal["fcfs", "easy", "conservative"]
+
+#: Windows that changed at an event, by job id; ``None``: the job lost its window.
+Changes = dict[int, Window | None]
+
+
+class _QueuePlanner(ReservationPlanner):
+    """Helpers of the re-planning planners: release the queue, keep or take windows."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._eligible: dict[float, list[Node]] = {}
+
+    def _release_queue(self) -> dict[int, Window]:
+        """Take every queued window out of the profile; returns them (the old plan)."""
+        old, self.reservations = self.reservations, {}
+        for window in old.values():
+            self.profile.release_window(window)
+        return old
+
+    def _is_free(self, window: Window) -> bool:
+        return all(self.profile.is_free(i, window.start, window.finish) for i in window.nodes)
+
+    def _choose(
+        self, job: Job, now: float, old: Window | None, floor: float = -math.inf
+    ) -> Window | None:
+        """The criterion's window for ``job`` starting no earlier than ``floor``, or ``old``
+        if it is still free, starts no earlier than ``floor`` and the new one is not earlier.
+        A free ``old`` that starts now is kept as it is: the job is as good as started.
+        """
+        request = job.request(now)
+        if floor > request.earliest_start:
+            request = replace(request, earliest_start=floor)
+        if old is None or old.start < floor - TIME_TOLERANCE or not self._is_free(old):
+            return self.criterion.search(self.profile, request)
+        if old.start <= now + TIME_TOLERANCE or self._unbeatable(old, request.earliest_start, job):
+            return old  # the search could only confirm it, or the job is starting
+        new = self.criterion.search(self.profile, request)
+        return new if new is not None and earlier(new, old) else old
+
+    def _unbeatable(self, old: Window, lo: float, job: Job) -> bool:
+        """No window for ``job`` from ``lo`` on can be earlier than ``old``: none can start
+        before it (no instant of ``[lo, old.start)`` has ``n`` eligible nodes free), and none
+        starting with it can be shorter (its slowest node is as fast as any eligible node).
+        """
+        eligible = self._eligible_nodes(job.min_performance)
+        if min(self.nodes[i].performance for i in old.nodes) < eligible[0].performance:
+            return False
+        hi = old.start - TIME_TOLERANCE
+        if hi <= lo:
+            return True
+        changes: list[tuple[float, int]] = []  # free count +1 / -1 at each time in [lo, hi)
+        for node in eligible:
+            for a, b in self.profile.free_intervals(node.id):
+                if a < hi and b > lo:
+                    changes.append((max(a, lo), 1))
+                    if b < hi:
+                        changes.append((b, -1))
+        if len(changes) < job.n:
+            return True
+        free = 0
+        for _, change in sorted(changes):  # ends (-1) before starts (+1) at one time
+            free += change
+            if free >= job.n:
+                return False
+        return True
+
+    def _eligible_nodes(self, min_performance: float) -> list[Node]:
+        """Nodes at least ``min_performance`` fast, fastest first (cached)."""
+        if min_performance not in self._eligible:
+            nodes = [node for node in self.nodes if node.performance >= min_performance]
+            self._eligible[min_performance] = sorted(nodes, key=lambda n: -n.performance)
+        return self._eligible[min_performance]
+
+    def _feasible(self, job: Job, now: float) -> bool:
+        """Some window fits the job (with no budget: it has enough eligible nodes)."""
+        if math.isinf(job.budget):
+            return len(self._eligible_nodes(job.min_performance)) >= job.n
+        return self.criterion.search(self.profile, job.request(now)) is not None
+
+    def _hold(self, job_id: int, window: Window, old: Window | None) -> None:
+        """Reserve ``window`` for the job and record it."""
+        self.profile.reserve(window)
+        self._record(job_id, window, old)
+
+    def _record(self, job_id: int, window: Window, old: Window | None) -> None:
+        """The job holds ``window`` (already reserved): note a first promise, or a delay."""
+        self.reservations[job_id] = window
+        self.first_promised.setdefault(job_id, window.start)
+        if old is not None and window.start > old.start + TIME_TOLERANCE:
+            self.delays[job_id] = self.delays.get(job_id, 0.0) + window.start - old.start
+
+    def _changes(self, old: dict[int, Window]) -> Changes:
+        """Windows new or moved since ``old``, and ``None`` for those withdrawn."""
+        changes: Changes = {}
+        for job_id in old.keys() | self.reservations.keys():
+            window = self.reservations.get(job_id)
+            if window != old.get(job_id):
+                changes[job_id] = window
+        return changes
+
+    def _occupy_overrun(self, job_id: int, planned_end: float, end: float) -> None:
+        for node_id in self.running[job_id].nodes:
+            self.profile.occupy(node_id, planned_end, end)
+
+
+class FcfsReservations(_QueuePlanner):
+    """FCFS on nodes: every queued job holds a window, and windows start in priority order.
+
+    Takes the arguments of :class:`~gridsim.scheduling.backfilling.ReservationPlanner`.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.last_start = -math.inf
+
+    def submit(self, jobs: Iterable[Job], now: float) -> tuple[Changes, list[Job]]:
+        """Plan newly arrived jobs after the queue (or re-plan it if one overtakes it)."""
+        new = sorted(jobs, key=self.key)
+        last = max(self.reservations, key=lambda i: self.key(self.jobs[i]), default=None)
+        if new and last is not None and self.key(new[0]) < self.key(self.jobs[last]):
+            # SJF: a new job overtakes queued ones, so the whole queue is planned again.
+            rejected = [job for job in new if not self._feasible(job, now)]
+            new = [job for job in new if job not in rejected]
+            self.jobs.update((job.id, job) for job in new)
+            return self._replan(now, self._release_queue(), new), rejected
+        floor = max([self.last_start, *(w.start for w in self.reservations.values())])
+        planned: Changes = {}
+        rejected = []
+        for job in new:
+            window = self._choose(job, now, None, floor)
+            if window is None:
+                rejected.append(job)
+                continue
+            self.jobs[job.id] = job
+            self._hold(job.id, window, None)
+            planned[job.id] = window
+            floor = window.start
+        return planned, rejected
+
+    def start(self, job_id: int) -> Window:
+        window = super().start(job_id)
+        self.last_start = max(self.last_start, window.start)
+        return window
+
+    def finish(self, job_id: int, now: float) -> Changes:
+        """An early end gives back the rest of the window and re-plans the queue."""
+        if not self._end_running(job_id, now):
+            return {}
+        return self._replan(now, self._release_queue())
+
+    def overrun(self, job_id: int, now: float, end: float) -> tuple[float, Changes]:
+        """The job keeps its nodes until ``end`` (or local load); the queue is re-planned."""
+        planned_end = self.busy_until[job_id]
+        end = self._overrun_end(job_id, end)
+        old = self._release_queue()
+        self._occupy_overrun(job_id, planned_end, end)
+        return end, self._replan(now, old)
+
+    def _plan(self, job: Job, now: float, old: Window | None, floor: float) -> Window:
+        """Reserve the job's window starting no earlier than ``floor`` (see ``_choose``)."""
+        window = self._choose(job, now, old, floor)
+        if window is None:  # cannot happen with an infinite horizon: it fitted before
+            raise RuntimeError(f"job {job.id} lost its reservation and no window fits")
+        self._hold(job.id, window, old)
+        return window
+
+    def _replan(self, now: float, old: dict[int, Window], new: Sequence[Job] = ()) -> Changes:
+        """Plan the queue (``old``'s jobs and ``new``) in priority order, in start order."""
+        floor = self.last_start
+        for job in sorted([*(self.jobs[i] for i in old), *new], key=self.key):
+            floor = self._plan(job, now, old.get(job.id), floor).start
+        return self._changes(old)
+
+
+class EasyBackfilling(_QueuePlanner):
+    """EASY on nodes: only the head of the queue holds a reservation (module docstring).
+
+    Takes the arguments of :class:`~gridsim.scheduling.backfilling.ReservationPlanner`.
+
+    Attributes:
+        waiting: queued jobs by id (those starting now included until they start).
+        head: the job holding the reservation, if any.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.waiting: dict[int, Job] = {}
+        self.head: int | None = None
+
+    def submit(self, jobs: Iterable[Job], now: float) -> tuple[Changes, list[Job]]:
+        """Queue the new jobs (rejecting those no window fits) and walk the queue."""
+        rejected = []
+        for job in jobs:
+            if not self._feasible(job, now):
+                rejected.append(job)
+                continue
+            self.jobs[job.id] = job
+            self.waiting[job.id] = job
+        return self._walk(now, self._release_queue()), rejected
+
+    def start(self, job_id: int) -> Window:
+        del self.waiting[job_id]
+        if self.head == job_id:
+            self.head = None
+        return super().start(job_id)
+
+    def finish(self, job_id: int, now: float) -> Changes:
+        """Any completion (early or not) may let queued jobs start: walk the queue."""
+        self._end_running(job_id, now)
+        return self._walk(now, self._release_queue())
+
+    def overrun(self, job_id: int, now: float, end: float) -> tuple[float, Changes]:
+        """The job keeps its nodes until ``end`` (or local load); the queue is walked."""
+        planned_end = self.busy_until[job_id]
+        end = self._overrun_end(job_id, end)
+        old = self._release_queue()
+        self._occupy_overrun(job_id, planned_end, end)
+        return end, self._walk(now, old)
+
+    def _walk(self, now: float, old: dict[int, Window]) -> Changes:
+        """Start what can start now, reserve the head, backfill behind it (module docstring)."""
+        free_now = self._free_at(now)
+        self.head = None
+        for job in sorted(self.waiting.values(), key=self.key):
+            previous = old.get(job.id)
+            if self.head is not None and _count_eligible(self.nodes, free_now, job) < job.n:
+                continue  # no window can start now: skip the searches
+            window = self._choose(job, now, previous)
+            if window is None:  # cannot happen with an infinite horizon: it fitted before
+                raise RuntimeError(f"job {job.id} has no window although it fitted before")
+            if window.start <= now + TIME_TOLERANCE:
+                self._hold(job.id, window, previous)
+            elif self.head is None:
+                self.head = job.id
+                self._hold(job.id, window, previous)
+                continue
+            elif (window := self._around_head(job, now, previous)) is None:
+                continue
+            free_now.difference_update(window.nodes)
+        return self._changes(old)
+
+    def _around_head(self, job: Job, now: float, previous: Window | None) -> Window | None:
+        """A window starting now for ``job`` that the head, re-planned, does not pay for.
+
+        The criterion chooses ``job``'s window without the head's reservation; if it starts
+        now, the head is re-planned around it and must start and finish no later. Returns
+        the job's window (held, with the head's possibly moved one), or ``None`` (nothing
+        changed).
+        """
+        assert self.head is not None
+        head = self.jobs[self.head]
+        head_window = self.reservations[head.id]
+        self.profile.release_window(head_window)
+        window = self.criterion.search(self.profile, job.request(now))
+        if window is not None and window.start <= now + TIME_TOLERANCE:
+            self.profile.reserve(window)
+            moved = self._choose(head, now, head_window)
+            if (
+                moved is not None
+                and moved.start <= head_window.start + TIME_TOLERANCE
+                and moved.finish <= head_window.finish + TIME_TOLERANCE
+            ):
+                self._hold(head.id, moved, head_window)
+                self._record(job.id, window, previous)
+                return window
+            self.profile.release_window(window)
+        self.profile.reserve(head_window)
+        return None
+
+    def _free_at(self, now: float) -> set[int]:
+        """Nodes free at the instant ``now`` (a window starting now can only use these)."""
+        after = math.nextafter(now, math.inf)
+        return {node.id for node in self.nodes if self.profile.is_free(node.id, now, after)}
+
+
+def _count_eligible(nodes: Sequence[Node], free: set[int], job: Job) -> int:
+    """How many of the ``free`` nodes are fast enough for ``job``."""
+    if job.min_performance <= 0:
+        return len(free)
+    return sum(1 for i in free if nodes[i].performance >= job.min_performance)
+
+
+PLANNERS: dict[str, type[ReservationPlanner]] = {
+    "fcfs": FcfsReservations,
+    "easy": EasyBackfilling,
+    "conservative": ConservativeBackfilling,
+}
+
+
+def build_planner(
+    name: SchedulerName,
+    nodes: Sequence[Node],
+    busy: Sequence[Iterable[tuple[float, float]]],
+    criterion,
+    priority: Priority = "fcfs",
+) -> ReservationPlanner:
+    """The node-level planner called ``name`` (``fcfs``, ``easy`` or ``conservative``)."""
+    if name not in PLANNERS:
+        raise ValueError(f"expected a scheduler among {list(PLANNERS)}, got {name!r}")
+    return PLANNERS[name](nodes, busy, criterion, priority)
