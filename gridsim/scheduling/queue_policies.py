@@ -156,9 +156,18 @@ class _QueuePlanner(ReservationPlanner):
                 changes[job_id] = window
         return changes
 
-    def _occupy_overrun(self, job_id: int, planned_end: float, end: float) -> None:
+    def overrun(self, job_id: int, now: float, end: float) -> tuple[float, Changes]:
+        """The job keeps its nodes until ``end`` (or local load); the queue is planned again."""
+        planned_end = self.busy_until[job_id]
+        end = self._overrun_end(job_id, end)
+        old = self._release_queue()
         for node_id in self.running[job_id].nodes:
             self.profile.occupy(node_id, planned_end, end)
+        return end, self._plan_queue(now, old)
+
+    def _plan_queue(self, now: float, old: dict[int, Window]) -> Changes:
+        """Plan the released queue again (``old``: its windows before); the changes."""
+        raise NotImplementedError
 
 
 class FcfsReservations(_QueuePlanner):
@@ -180,7 +189,7 @@ class FcfsReservations(_QueuePlanner):
             rejected = [job for job in new if not self._feasible(job, now)]
             new = [job for job in new if job not in rejected]
             self.jobs.update((job.id, job) for job in new)
-            return self._replan(now, self._release_queue(), new), rejected
+            return self._plan_queue(now, self._release_queue(), new), rejected
         floor = max([self.last_start, *(w.start for w in self.reservations.values())])
         planned: Changes = {}
         rejected = []
@@ -204,15 +213,7 @@ class FcfsReservations(_QueuePlanner):
         """An early end gives back the rest of the window and re-plans the queue."""
         if not self._end_running(job_id, now):
             return {}
-        return self._replan(now, self._release_queue())
-
-    def overrun(self, job_id: int, now: float, end: float) -> tuple[float, Changes]:
-        """The job keeps its nodes until ``end`` (or local load); the queue is re-planned."""
-        planned_end = self.busy_until[job_id]
-        end = self._overrun_end(job_id, end)
-        old = self._release_queue()
-        self._occupy_overrun(job_id, planned_end, end)
-        return end, self._replan(now, old)
+        return self._plan_queue(now, self._release_queue())
 
     def _plan(self, job: Job, now: float, old: Window | None, floor: float) -> Window:
         """Reserve the job's window starting no earlier than ``floor`` (see ``_choose``)."""
@@ -222,7 +223,7 @@ class FcfsReservations(_QueuePlanner):
         self._hold(job.id, window, old)
         return window
 
-    def _replan(self, now: float, old: dict[int, Window], new: Sequence[Job] = ()) -> Changes:
+    def _plan_queue(self, now: float, old: dict[int, Window], new: Sequence[Job] = ()) -> Changes:
         """Plan the queue (``old``'s jobs and ``new``) in priority order, in start order."""
         floor = self.last_start
         for job in sorted([*(self.jobs[i] for i in old), *new], key=self.key):
@@ -254,7 +255,7 @@ class EasyBackfilling(_QueuePlanner):
                 continue
             self.jobs[job.id] = job
             self.waiting[job.id] = job
-        return self._walk(now, self._release_queue()), rejected
+        return self._plan_queue(now, self._release_queue()), rejected
 
     def start(self, job_id: int) -> Window:
         del self.waiting[job_id]
@@ -265,17 +266,9 @@ class EasyBackfilling(_QueuePlanner):
     def finish(self, job_id: int, now: float) -> Changes:
         """Any completion (early or not) may let queued jobs start: walk the queue."""
         self._end_running(job_id, now)
-        return self._walk(now, self._release_queue())
+        return self._plan_queue(now, self._release_queue())
 
-    def overrun(self, job_id: int, now: float, end: float) -> tuple[float, Changes]:
-        """The job keeps its nodes until ``end`` (or local load); the queue is walked."""
-        planned_end = self.busy_until[job_id]
-        end = self._overrun_end(job_id, end)
-        old = self._release_queue()
-        self._occupy_overrun(job_id, planned_end, end)
-        return end, self._walk(now, old)
-
-    def _walk(self, now: float, old: dict[int, Window]) -> Changes:
+    def _plan_queue(self, now: float, old: dict[int, Window]) -> Changes:
         """Start what can start now, reserve the head, backfill behind it (module docstring)."""
         free_now = self._free_at(now)
         self.head = None
