@@ -124,10 +124,16 @@ def run(scenario, replications, seed, jobs, out, quiet, log) -> None:
 def validate(scenario) -> None:
     """Check SCENARIO and print what it will run."""
     model, _ = _load(scenario)
-    policies = getattr(model, "policies", [])
+    if hasattr(model, "policies"):
+        compared = f"{len(model.policies)} policies"
+    else:  # log replays compare schedulers under one policy
+        from gridsim.selection.criteria import build_criterion
+
+        policy = build_criterion(model.policy).label
+        compared = f"schedulers {', '.join(model.schedulers)} under {policy}"
     click.echo(
         f"{scenario}: valid {model.kind} scenario {model.name!r}, "
-        f"{model.replications} replications, seed {model.seed}, {len(policies)} policies"
+        f"{model.replications} replications, seed {model.seed}, {compared}"
     )
 
 

@@ -65,6 +65,12 @@ def test_validate_accepts_every_scenario_in_the_repository():
         assert "valid" in result.stdout
 
 
+def test_validate_names_the_schedulers_a_log_replay_compares():
+    result = invoke("validate", str(REPOSITORY / "scenarios" / "swf-replay-heterogeneous.yaml"))
+    assert result.exit_code == 0, result.output
+    assert "schedulers fcfs, easy, conservative under BFfinish" in result.stdout
+
+
 GOOD = {
     "name": "bad-input",
     "kind": "window_search",
