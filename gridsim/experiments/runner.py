@@ -44,6 +44,9 @@ from gridsim.experiments.kinds import kind_module
 IN_MEMORY = frozenset({"runs"})
 #: Streamed rows (all tables together) gathered before they are written as row groups.
 ROW_GROUP_ROWS = 250_000
+#: Most replications a worker runs per task: a chunk's tables travel back (and sit in memory)
+#: together, so a chunk growing with the replications would undo the streaming.
+MAX_CHUNK = 8
 
 
 class SchemaDriftError(ValueError):
@@ -289,7 +292,7 @@ def _map(tasks: list, jobs: int, executor_factory) -> Iterable[dict[str, pd.Data
         yield from map(_one_replication, tasks)
         return
     factory = executor_factory or (lambda workers: ProcessPoolExecutor(max_workers=workers))
-    chunk = max(1, len(tasks) // (jobs * 8))
+    chunk = max(1, min(MAX_CHUNK, len(tasks) // (jobs * 8)))
     with factory(jobs) as executor:
         yield from executor.map(_one_replication, tasks, chunksize=chunk)
 
