@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pandas.testing as pdt
+import pyarrow.parquet as pq
 import pytest
 
 import gridsim
-from gridsim.experiments import window_search
+from gridsim.experiments import jobflow as jobflow_kind
+from gridsim.experiments import runner, window_search
 from gridsim.experiments.kinds import load_scenario
 from gridsim.experiments.runner import run_experiment
 
@@ -131,3 +135,119 @@ def test_a_failing_replication_keeps_the_finished_ones_and_records_the_failure(
     assert "node exploded" in metadata["error"]
     assert metadata["replications_completed"] == 2
     assert (tmp_path / "summary.csv").exists()
+
+
+# Streaming: with a folder, tables other than runs go to Parquet as replications arrive.
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def in_memory_as_written(table: pd.DataFrame, tmp_path: Path) -> pd.DataFrame:
+    """What the in-memory path writes, read back."""
+    table.to_parquet(tmp_path / "in_memory.parquet", index=False)
+    return pd.read_parquet(tmp_path / "in_memory.parquet")
+
+
+@pytest.fixture(scope="module")
+def jobflow():
+    model, text = load_scenario(ROOT / "scenarios/coordinated-placement-static.yaml")
+    return model.model_copy(update={"queue_sizes": [8, 16], "replications": 5}), text
+
+
+def test_streamed_tables_equal_the_in_memory_ones(jobflow, tmp_path, monkeypatch):
+    model, text = jobflow
+    memory = run_experiment(model, text, jobs=1, progress=False)
+    monkeypatch.setattr(runner, "ROW_GROUP_ROWS", 300)  # several row groups
+    streamed = run_experiment(model, text, jobs=1, out_dir=tmp_path / "out", progress=False)
+    assert streamed.tables.files.keys() == {"jobs", "tasks"}
+    assert pq.ParquetFile(tmp_path / "out/tasks.parquet").metadata.num_row_groups > 1
+    assert sorted(streamed.tables) == sorted(memory.tables) == streamed.metadata["tables"]
+    loaded = gridsim.load_results(tmp_path / "out")
+    for name in ("runs", "jobs", "tasks"):
+        expected = in_memory_as_written(memory.tables[name], tmp_path).drop(
+            columns="sim_time_s", errors="ignore"
+        )
+        pdt.assert_frame_equal(loaded.table(name).drop(columns="sim_time_s", errors="ignore"),
+                               expected)  # fmt: skip
+        assert streamed.tables[name].equals(loaded.table(name))
+    pdt.assert_frame_equal(streamed.summary.filter(regex="^(?!sim_time)"),
+                           memory.summary.filter(regex="^(?!sim_time)"))  # fmt: skip
+
+
+def with_extra_table(monkeypatch, extra_of_replication) -> None:
+    """window_search replications that also return an ``extra`` table."""
+    real = window_search.run_replication
+
+    def run_replication(model, replication, seed):
+        return {**real(model, replication, seed), "extra": extra_of_replication(replication)}
+
+    monkeypatch.setattr(window_search, "run_replication", run_replication)
+    monkeypatch.setattr(runner, "ROW_GROUP_ROWS", 0)  # every replication written on arrival
+
+
+EMPTY = pd.Series([], dtype=object)
+DRIFTING = [
+    pd.DataFrame({"label": EMPTY, "count": EMPTY}),  # no rows: nothing to fix the file's types
+    pd.DataFrame({"label": ["a", "b"], "count": [1, 2], "value": [0.5, 1.5], "note": ["x", "y"]}),
+    pd.DataFrame({"label": ["", ""], "count": [3.0, np.nan], "value": [2, 3], "note": [None] * 2}),
+    pd.DataFrame({"label": EMPTY, "count": EMPTY}),
+    pd.DataFrame({"count": [4], "value": [np.nan]}),
+]
+
+
+def test_columns_that_drift_between_replications_read_back_as_concatenated(
+    scenario, tmp_path, monkeypatch
+):
+    model, text = scenario
+    with_extra_table(monkeypatch, lambda r: DRIFTING[r])
+    memory = run_experiment(model, text, replications=5, jobs=1, progress=False)
+    result = run_experiment(model, text, replications=5, jobs=1, out_dir=tmp_path / "out",
+                            progress=False)  # fmt: skip
+    assert result.status == "complete", result.error
+    assert pq.ParquetFile(tmp_path / "out/extra.parquet").metadata.num_row_groups == 4
+    expected = in_memory_as_written(memory.tables["extra"], tmp_path)
+    pdt.assert_frame_equal(pd.read_parquet(tmp_path / "out/extra.parquet"), expected)
+    assert expected["count"].tolist()[:3] == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        pd.DataFrame({"count": ["three"]}),  # text in a numeric column
+        pd.DataFrame({"count": [2.5]}),  # a fraction in an integer column
+        pd.DataFrame({"count": [3], "new": [1]}),  # a column the file does not have
+    ],
+)
+def test_a_table_that_cannot_be_appended_fails_the_run_and_keeps_a_valid_file(
+    scenario, tmp_path, monkeypatch, later
+):
+    model, text = scenario
+    with_extra_table(monkeypatch, lambda r: pd.DataFrame({"count": [1, 2]}) if r == 0 else later)
+    result = run_experiment(model, text, jobs=1, out_dir=tmp_path, progress=False)
+    assert result.status == "failed"
+    assert result.error.startswith("SchemaDriftError: extra.parquet: replications 1-1")
+    assert pd.read_parquet(tmp_path / "extra.parquet")["count"].tolist() == [1, 2]
+    assert pd.read_parquet(tmp_path / "runs.parquet")["replication"].unique().tolist() == [0]
+    assert json.loads((tmp_path / "metadata.json").read_text())["replications_completed"] == 1
+
+
+@pytest.mark.parametrize("error", [RuntimeError("node exploded"), KeyboardInterrupt()])
+def test_streamed_files_are_valid_after_a_failing_or_interrupted_replication(
+    jobflow, tmp_path, monkeypatch, error
+):
+    real = jobflow_kind.run_replication
+
+    def stops_at_replication_three(model, replication, seed):
+        if replication == 3:
+            raise error
+        return real(model, replication, seed)
+
+    monkeypatch.setattr(jobflow_kind, "run_replication", stops_at_replication_three)
+    monkeypatch.setattr(runner, "ROW_GROUP_ROWS", 1000)  # 0 and 1 written, 2 pending
+    model, text = jobflow
+    result = run_experiment(model, text, jobs=1, out_dir=tmp_path, progress=False)
+    assert result.status == ("failed" if isinstance(error, RuntimeError) else "interrupted")
+    for name in ("runs", "jobs", "tasks"):
+        table = pq.read_table(tmp_path / f"{name}.parquet")
+        assert sorted(set(table["replication"].to_pylist())) == [0, 1, 2]
+    assert json.loads((tmp_path / "metadata.json").read_text())["replications_completed"] == 3
