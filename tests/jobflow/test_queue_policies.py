@@ -37,8 +37,8 @@ class RecordingEasy(EasyBackfilling):
         super().__init__(*args, **kwargs)
         self.head_starts: dict[int, list[float]] = {}
 
-    def _walk(self, now, old):
-        changes = super()._walk(now, old)
+    def _plan_queue(self, now, old):
+        changes = super()._plan_queue(now, old)
         if self.head is not None:
             starts = self.head_starts.setdefault(self.head, [])
             starts.append(self.reservations[self.head].start)
@@ -62,9 +62,12 @@ def test_easy_backfills_on_the_heads_spare_nodes():
     # BFstart first chose for the head.
     nodes = tuple(Node(i, 1.0, 1.0) for i in range(4))
     jobs = (Job(0, 0.0, 2, 10.0), Job(1, 1.0, 3, 5.0), Job(2, 2.0, 1, 100.0))
-    trace = simulate(Instance(nodes, ((),) * 4, jobs), build_criterion("BFstart"), "fcfs", "easy")
+    instance = Instance(nodes, ((),) * 4, jobs)
+    planner = RecordingEasy(nodes, instance.busy, build_criterion("BFstart"))
+    trace = Engine(instance, planner).run()
     starts = [record["start"] for record in trace.job_records()]
     assert starts == [0.0, 10.0, 2.0]
+    assert planner.head_starts == {1: [10.0, 10.0]}  # reserved at its arrival, kept at job 2's
     fcfs = simulate(Instance(nodes, ((),) * 4, jobs), build_criterion("BFstart"), "fcfs", "fcfs")
     assert [record["start"] for record in fcfs.job_records()] == [0.0, 10.0, 10.0]
 
