@@ -21,7 +21,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from gridsim.selection.criteria import _Additive, _WindowLevel, register
+from gridsim.selection.criteria import FirstFit, MinFinish, _Additive, register
 from gridsim.selection.window_search import _NEG, _Step, choose_cheapest, find_window
 
 #: Distances at most this long count as zero (PAST rule 1: "adjacent" slots).
@@ -75,34 +75,29 @@ def _first_in_slot_order_unlimited(step: _Step, count: int, value) -> object:
     return step.choice(row, float(score[row]), 0.0, first)
 
 
+class _InSlotOrder:
+    """Backfilling's window: the first member slots in slot order (``choose_in_slot_order``)."""
+
+    def choose(self, step, count, incumbent):
+        return choose_in_slot_order(step, count, self.value)
+
+
 @register
 @dataclass(frozen=True)
-class BFstart(_WindowLevel):
-    """``z_i = -start``: the earliest start [TY20, Sec. 4.1, item 1]."""
+class BFstart(_InSlotOrder, FirstFit):
+    """FirstFit's ``z_i = -start``, slots in order: the earliest start [TY20, Sec. 4.1, item 1]."""
 
     name: ClassVar[str] = "BFstart"
     summary: ClassVar[str] = "backfilling, earliest start, slots in order [TY20, Sec. 4.1]"
 
-    def value(self, start, runtime):
-        return -np.asarray(start, dtype=float)
-
-    def choose(self, step, count, incumbent):
-        return choose_in_slot_order(step, count, self.value)
-
 
 @register
 @dataclass(frozen=True)
-class BFfinish(_WindowLevel):
-    """``z_i = -finish``: the earliest finish [TY20, Sec. 4.1, item 1]."""
+class BFfinish(_InSlotOrder, MinFinish):
+    """MinFinish's ``z_i = -finish``, slots in order: earliest finish [TY20, Sec. 4.1, item 1]."""
 
     name: ClassVar[str] = "BFfinish"
     summary: ClassVar[str] = "backfilling, earliest finish, slots in order [TY20, Sec. 4.1]"
-
-    def value(self, start, runtime):
-        return -(np.asarray(start, dtype=float) + runtime)
-
-    def choose(self, step, count, incumbent):
-        return choose_in_slot_order(step, count, self.value)
 
 
 @register

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 import yaml
+from cloud_scenarios import small_scenario_document
 
 from gridsim.experiments.kinds import load_scenario
 from gridsim.experiments.runner import run_experiment
@@ -18,33 +19,6 @@ from gridsim.experiments.runner import run_experiment
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "scenarios"
 _BASE = Path(tempfile.mkdtemp(prefix="gridsim-analysis-tests-"))
-
-SMALL_CLOUD = {
-    "name": "small-cloud",
-    "kind": "cloud",
-    "seed": 7,
-    "replications": 2,
-    "policies": [
-        {"name": "EqualChunks", "samples_per_task": 6000},
-        {"name": "DyTSS", "L": 1500, "M": 18000},
-    ],
-    "application": {"total_samples": 300_000},
-    "framework": {"max_pilots": 12},
-    "providers": [
-        {
-            "name": "fast",
-            "advertised": {"max_vms": 8, "performance_w": 2000, "bandwidth_mb_s": 0.25},
-            "capacity": [{"time_s": 0, "vms": 6}],
-            "performance_w": {"low": 1500, "high": 2000},
-        },
-        {
-            "name": "slow",
-            "advertised": {"max_vms": 8, "performance_w": 1500, "bandwidth_mb_s": 0.25},
-            "capacity": [{"time_s": 0, "vms": 8}],
-            "performance_w": {"low": 1000, "high": 1200},
-        },
-    ],
-}
 
 
 def _run(source, name: str, replications: int, **update) -> Path:
@@ -83,4 +57,4 @@ def batch_run() -> Path:
 
 @functools.cache
 def cloud_run() -> Path:
-    return _run(yaml.safe_dump(SMALL_CLOUD), "cloud", 2)
+    return _run(yaml.safe_dump(small_scenario_document()), "cloud", 2)

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from cloud_test_scenarios import small_scenario, small_scenario_document
+from cloud_scenarios import small_scenario, small_scenario_document
 from matplotlib.figure import Figure
 from pydantic import ValidationError
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from cloud_test_scenarios import small_scenario, small_scenario_document
+from cloud_scenarios import small_scenario, small_scenario_document
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

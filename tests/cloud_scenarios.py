@@ -1,5 +1,5 @@
-"""Small hand-built cloud scenarios shared by the cloud tests (a plain module with a unique
-name, so it cannot clash with other test folders' conftest files)."""
+"""Small hand-built cloud scenarios shared by the cloud and analysis tests (a plain module with
+a unique name, so it cannot clash with other folders' conftest files)."""
 
 from __future__ import annotations
 
