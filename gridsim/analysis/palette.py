@@ -161,4 +161,3 @@ def job_styles(tasks: pd.DataFrame, rows: dict[int, int]) -> dict[int, Style]:
         chosen[job] = index
         uses[index] += 1
     return {job: style(index) for job, index in chosen.items()}
-

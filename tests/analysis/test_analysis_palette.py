@@ -48,9 +48,7 @@ def test_every_registered_criterion_and_scheduler_has_its_own_style():
     schedulers = [palette.policy_style(name).colour for name in ("fcfs", "easy", "conservative")]
     assert len(set(schedulers)) == 3
     assert palette.policy_style("easy/BFfinish") == palette.policy_style("easy")
-    assert palette.policy_style("MultipleBest(target=MaxQ)") == palette.policy_style(
-        "MultipleBest"
-    )
+    assert palette.policy_style("MultipleBest(target=MaxQ)") == palette.policy_style("MultipleBest")
 
 
 def test_labels_that_would_look_alike_in_one_figure_are_told_apart():
@@ -95,8 +93,8 @@ def test_a_gantt_chart_gives_neighbouring_jobs_different_looks_beyond_eight_jobs
     assert tasks.loc[tasks["kind"] == "job", "job_id"].nunique() == 16
     assert _neighbouring_bars_differ(plots.plot_gantt(tasks))
     # Thirty jobs one after another on one node, beside one long job on the next node.
-    row = pd.DataFrame({"job_id": range(30), "node": 0, "performance": 1.0,
-                        "start": np.arange(30.0), "end": np.arange(1.0, 31.0), "kind": "job"})  # fmt: skip
+    row = pd.DataFrame({"job_id": range(30), "node": 0, "performance": 1.0, "kind": "job",
+                        "start": np.arange(30.0), "end": np.arange(1.0, 31.0)})  # fmt: skip
     long = pd.DataFrame({"job_id": [30], "node": [1], "performance": [2.0], "start": [0.0],
                          "end": [30.0], "kind": ["job"]})  # fmt: skip
     figure = plots.plot_gantt(pd.concat([row, long], ignore_index=True))
