@@ -40,9 +40,9 @@ def test_notebook_runs_and_gives_its_stored_outputs(path, monkeypatch):
     assert [cell.execution_count for cell in code] == list(range(1, len(code) + 1)), (
         f"{path.name} is not stored as one run from the top: python tools/render_notebooks.py"
     )
-    assert any(
-        "image/png" in output.get("data", {}) for cell in code for output in cell.outputs
-    ), f"{path.name} is stored without its figures"
+    assert any("image/png" in output.get("data", {}) for cell in code for output in cell.outputs), (
+        f"{path.name} is stored without its figures"
+    )
     fresh = nbformat.read(path, as_version=4)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     client = NotebookClient(fresh, timeout=110, kernel_name="python3",
