@@ -13,7 +13,6 @@ cores:
 from __future__ import annotations
 
 import argparse
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,7 +55,7 @@ def run(name: str, out: Path, small: bool, reuse: bool) -> gridsim.Results:
         spec = RUNS[name]
         scenario, text = load_scenario(ROOT / "scenarios" / spec.scenario)
         replications = 2 if small else spec.replications
-        run_experiment(scenario, text, replications=replications, jobs=os.cpu_count(),
+        run_experiment(scenario, text, replications=replications, jobs=1 if small else None,
                        out_dir=folder, progress=not small)  # fmt: skip
     return gridsim.load_results(folder)
 

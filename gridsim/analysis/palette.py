@@ -70,6 +70,12 @@ class Style:
     line_style: str
     marker: str
 
+    @property
+    def edge(self) -> str:
+        """Edge and hatch colour of a bar: grey on the darkest colours, where black would
+        hide the hatch."""
+        return "0.6" if self.colour in DARK_COLOURS else "black"
+
 
 def style(index: int) -> Style:
     """Style number ``index`` of the :data:`STYLE_COUNT` (colour first, then tier)."""

@@ -116,10 +116,8 @@ def plot_gantt(
         local = task.kind == "local_load"
         job = None if local else styles[int(task.job_id)]
         colour = LOCAL_LOAD_GREY if job is None else job.colour
-        # A hatch on a dark bar is drawn in grey so that it shows and the id stays readable.
-        hatch_colour = "0.6" if colour in DARK_COLOURS else "black"
         axes.broken_barh([(task.start, width)], (y - 0.4, 0.8), facecolors=colour,
-                         edgecolors=hatch_colour, linewidth=0.3,
+                         edgecolors="black" if job is None else job.edge, linewidth=0.3,
                          hatch="//" if job is None else _gantt_hatch(job.hatch))  # fmt: skip
         if write_labels and job is not None:
             axes.text(task.start + width / 2, y, str(int(task.job_id)), ha="center",
@@ -181,6 +179,7 @@ def plot_comparison(
                         edgecolor="black", linewidth=0.4)  # fmt: skip
         for bar, policy in zip(bars, policies, strict=True):
             bar.set_facecolor(styles[policy].colour)
+            bar.set_edgecolor(styles[policy].edge)
             bar.set_hatch(styles[policy].hatch)
         axes.set_xticks(range(len(policies)))
         axes.set_xticklabels(policies, rotation=30 if len(policies) > 4 else 0, ha="right"
@@ -197,7 +196,8 @@ def plot_comparison(
             axes.bar([groups.index(g) + offset for g in part[group]], part[f"{metric}_mean"],
                      width * 0.95, yerr=part[f"{metric}_ci95"].fillna(0), capsize=3,
                      label=policy, color=styles[policy].colour, hatch=styles[policy].hatch,
-                     edgecolor="black", linewidth=0.4, error_kw={"linewidth": 0.9})  # fmt: skip
+                     edgecolor=styles[policy].edge, linewidth=0.4,
+                     error_kw={"linewidth": 0.9})  # fmt: skip
         axes.set_xticks(range(len(groups)))
         axes.set_xticklabels([str(g) for g in groups])
         axes.set_xlabel(metric_label(group))
