@@ -1,14 +1,13 @@
 """tools/doc_images.py draws every figure of the documentation, and the captions state the
 replications the figures are drawn from."""
 
-import importlib.util
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-_SPEC = importlib.util.spec_from_file_location("doc_images", ROOT / "tools" / "doc_images.py")
-doc_images = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(doc_images)
+sys.path.insert(0, str(ROOT / "tools"))
+import doc_images  # noqa: E402
 
 
 def test_the_script_draws_every_documented_figure(tmp_path):
@@ -23,7 +22,7 @@ def test_the_script_draws_every_documented_figure(tmp_path):
 def test_every_caption_states_the_replications_of_its_figure():
     text = (ROOT / "docs" / "analysis.md").read_text()
     for name, run in doc_images.FIGURES.items():
-        match = re.search(rf"!\[[^\]]*\]\(images/{re.escape(name)}\)\s*\n\s*\n?\*(.+?)\*", text)
+        match = re.search(rf"!\[[^\]]*\]\(images/{re.escape(name)}\)\s*\*(.+?)\*", text, re.S)
         assert match, f"docs/analysis.md shows {name} without a caption"
         replications = doc_images.RUNS[run].replications
         assert f"{replications} replication" in match.group(1), (name, match.group(1))

@@ -7,7 +7,7 @@ cores:
 
     python tools/doc_images.py                  # run and draw everything
     python tools/doc_images.py --reuse          # draw again from the runs already there
-    python tools/doc_images.py --small --out /tmp/images   # 2 replications (what the tests run)
+    python tools/doc_images.py --small --out /tmp/images   # 2 replications, what tests run
 """
 
 from __future__ import annotations
@@ -55,6 +55,8 @@ def run(name: str, out: Path, small: bool, reuse: bool) -> gridsim.Results:
         spec = RUNS[name]
         scenario, text = load_scenario(ROOT / "scenarios" / spec.scenario)
         replications = 2 if small else spec.replications
+        if small and hasattr(scenario, "queue_sizes"):  # the Gantt chart's queue alone
+            scenario = scenario.model_copy(update={"queue_sizes": [GANTT_QUEUE_SIZE]})
         run_experiment(scenario, text, replications=replications, jobs=1 if small else None,
                        out_dir=folder, progress=not small)  # fmt: skip
     return gridsim.load_results(folder)
