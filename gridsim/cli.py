@@ -233,20 +233,19 @@ def report(results, out) -> None:
 @click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
 @click.option("--output", "-o", type=click.Path(path_type=Path), required=True,
               help="Output file (.swf, .swf.gz or .csv).")  # fmt: skip
-def export(results, fmt, policy, replication, queue_size, output) -> None:
-    """Export the job trace of one run of a job-flow RESULTS folder."""
-    import json
-
-    from gridsim.analysis.export import write_jobs_batsim, write_jobs_swf
+@click.option("--time-unit", "time_unit_s", type=click.FloatRange(min=0, min_open=True),
+              default=1.0, show_default=True,
+              help="Seconds per simulation time unit (job flows).")  # fmt: skip
+def export(results, fmt, policy, replication, queue_size, output, time_unit_s) -> None:
+    """Export the job trace of one run of a job-flow or log-replay RESULTS folder."""
+    from gridsim.analysis.export import export_run
 
     jobs = _one_run(_results_table(results, "jobs", "export"), policy, replication,
                     queue_size, "jobs")  # fmt: skip
-    metadata = json.loads((results / "metadata.json").read_text())
-    name = f"{metadata['scenario']} {policy} replication {replication}"
-    name += f" queue_size {queue_size}" if queue_size else ""
-    if fmt == "swf":
-        nodes = metadata["scenario_resolved"]["environment"]["nodes"]
-        write_jobs_swf(jobs, output, nodes=nodes, note=name)
-    else:
-        write_jobs_batsim(jobs, output, workload_name=metadata["scenario"])
+    run = f"{policy} replication {replication}"
+    run += f" queue_size {queue_size}" if queue_size else ""
+    try:
+        export_run(results, jobs, fmt, output, run=run, time_unit_s=time_unit_s)
+    except ValueError as error:
+        _fail(str(error))
     click.echo(f"wrote {output} ({len(jobs)} jobs)")

@@ -54,7 +54,8 @@ class Profile:
     Args:
         nodes: the environment's nodes; ``nodes[i].id`` must be ``i``.
         busy: per node, the busy intervals ``(start, end)`` known in advance (local load).
-        horizon_start, horizon_end: the scheduling horizon; ``horizon_end`` may be infinite.
+        horizon_start: the scheduling horizon's start.
+        horizon_end: the scheduling horizon's end; it may be infinite.
     """
 
     def __init__(

@@ -3,8 +3,9 @@
 Consumes the tables of :func:`gridsim.analysis.results.load_results` (or of one replication);
 produces matplotlib Figures, never shown or saved here, so callers decide. Each function
 declares the columns it needs in :data:`COLUMNS` and raises ValueError naming any that are
-missing. Colours come from the Okabe-Ito palette, which stays distinguishable with the common
-forms of colour blindness; intervals are 95% Student-t intervals of the mean
+missing. A policy has the same colour (and hatch, line style, marker) in every figure, from
+:mod:`gridsim.analysis.palette` (Okabe-Ito colours, safe with the common forms of colour
+blindness); intervals are 95% Student-t intervals of the mean
 (:mod:`gridsim.analysis.stats`).
 """
 
@@ -17,6 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from gridsim.analysis.jobflow_stats import relative_advantage
+from gridsim.analysis.palette import DARK_COLOURS, OKABE_ITO, job_styles, policy_styles
 from gridsim.analysis.stats import comparison_keys, policy_means
 
 __all__ = [
@@ -29,14 +31,6 @@ __all__ = [
     "plot_samples_over_time",
 ]
 
-OKABE_ITO = (
-    "#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000",
-)  # fmt: skip
-#: Okabe-Ito reordered for lines and markers on white: the pale yellow comes last.
-LINE_COLOURS = (
-    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
-)  # fmt: skip
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 LOCAL_LOAD_GREY = "0.75"
 
 #: The columns each plot needs (``<metric>`` stands for the metric argument).
@@ -96,8 +90,10 @@ def plot_gantt(
 ) -> Figure:
     """A Gantt chart of one job flow's tasks.
 
-    Nodes are on the y axis sorted by performance (fastest on top), local load is grey, each
-    job has one colour (cycling through the palette) and its id written on its bars.
+    Nodes are on the y axis sorted by performance (fastest on top), local load is grey and
+    hatched, each job has one style -- colour, and a hatch beyond the first eight -- that
+    differs from every neighbouring job's (:func:`gridsim.analysis.palette.job_styles`), and
+    its id written on its bars.
 
     Args:
         tasks: the ``tasks`` table of one run (:func:`gridsim.analysis.results.select_run`).
@@ -114,22 +110,19 @@ def plot_gantt(
     figure = Figure(figsize=(10, min(12.0, max(3.0, 0.22 * len(row) + 1.6))), layout="constrained")
     axes = figure.add_subplot()
     write_labels = label_jobs and len(tasks) <= 400
+    styles = job_styles(tasks[tasks["kind"] != "local_load"], row)
     for task in tasks.itertuples():
         y, width = row[int(task.node)], task.end - task.start
         local = task.kind == "local_load"
-        colour = LOCAL_LOAD_GREY if local else OKABE_ITO[int(task.job_id) % len(OKABE_ITO)]
-        axes.broken_barh(
-            [(task.start, width)],
-            (y - 0.4, 0.8),
-            facecolors=colour,
-            edgecolors="black",
-            linewidth=0.3,
-            hatch="//" if local else None,
-        )
-        if write_labels and not local:
-            dark = colour in ("#0072B2", "#000000", "#D55E00")
+        job = None if local else styles[int(task.job_id)]
+        colour = LOCAL_LOAD_GREY if job is None else job.colour
+        axes.broken_barh([(task.start, width)], (y - 0.4, 0.8), facecolors=colour,
+                         edgecolors="black" if job is None else job.edge, linewidth=0.3,
+                         hatch="//" if job is None else _gantt_hatch(job.hatch))  # fmt: skip
+        if write_labels and job is not None:
             axes.text(task.start + width / 2, y, str(int(task.job_id)), ha="center",
-                      va="center", fontsize=6, color="white" if dark else "black",
+                      va="center", fontsize=6,
+                      color="white" if colour in DARK_COLOURS else "black",
                       clip_on=True)  # fmt: skip
     axes.set_yticks(list(row.values()))
     axes.set_yticklabels([f"{node} (p={p:.3g})" for node, p in
@@ -147,6 +140,11 @@ def plot_gantt(
                 loc="upper right", fontsize=7, framealpha=0.9)  # fmt: skip
     axes.set_title(title)
     return figure
+
+
+def _gantt_hatch(hatch: str | None) -> str | None:
+    """Job hatches in a Gantt chart: backslashes, so that none looks like local load's //."""
+    return "\\\\" if hatch == "//" else hatch
 
 
 def plot_comparison(
@@ -171,14 +169,18 @@ def plot_comparison(
         group = keys[0] if keys else None
     summary = policy_means(runs, [metric], [group] if group else [])
     policies = list(dict.fromkeys(summary["policy"]))
+    styles = policy_styles(policies)
     if group is None:  # one bar per policy, named on the x axis
         figure = Figure(figsize=(min(10.0, 2.5 + 0.55 * len(policies)), 4.2),
                         layout="constrained")  # fmt: skip
         axes = figure.add_subplot()
-        axes.bar(range(len(policies)), summary[f"{metric}_mean"],
-                 yerr=summary[f"{metric}_ci95"].fillna(0), capsize=3, edgecolor="black",
-                 linewidth=0.4, color=[LINE_COLOURS[i % 8] for i in range(len(policies))],
-                 hatch=None)  # fmt: skip
+        bars = axes.bar(range(len(policies)), summary[f"{metric}_mean"],
+                        yerr=summary[f"{metric}_ci95"].fillna(0), capsize=3,
+                        edgecolor="black", linewidth=0.4)  # fmt: skip
+        for bar, policy in zip(bars, policies, strict=True):
+            bar.set_facecolor(styles[policy].colour)
+            bar.set_edgecolor(styles[policy].edge)
+            bar.set_hatch(styles[policy].hatch)
         axes.set_xticks(range(len(policies)))
         axes.set_xticklabels(policies, rotation=30 if len(policies) > 4 else 0, ha="right"
                              if len(policies) > 4 else "center", fontsize=8)  # fmt: skip
@@ -193,9 +195,9 @@ def plot_comparison(
             offset = (index - (len(policies) - 1) / 2) * width
             axes.bar([groups.index(g) + offset for g in part[group]], part[f"{metric}_mean"],
                      width * 0.95, yerr=part[f"{metric}_ci95"].fillna(0), capsize=3,
-                     label=policy, color=OKABE_ITO[index % len(OKABE_ITO)],
-                     hatch=(None, "//", "..")[index // len(OKABE_ITO) % 3], edgecolor="black",
-                     linewidth=0.4, error_kw={"linewidth": 0.9})  # fmt: skip
+                     label=policy, color=styles[policy].colour, hatch=styles[policy].hatch,
+                     edgecolor=styles[policy].edge, linewidth=0.4,
+                     error_kw={"linewidth": 0.9})  # fmt: skip
         axes.set_xticks(range(len(groups)))
         axes.set_xticklabels([str(g) for g in groups])
         axes.set_xlabel(metric_label(group))
@@ -227,14 +229,15 @@ def plot_advantage(
     axes = figure.add_subplot()
     axes.axhline(0.0, color="black", linewidth=0.8)
     policies = [p for p in dict.fromkeys(curves["policy"]) if p != baseline]
+    styles = policy_styles([baseline, *policies])  # as in a comparison that includes it
     steps = sorted(curves[over].unique())
     dodge = 0.012 * (steps[-1] - steps[0] if len(steps) > 1 else 1.0)
     for index, policy in enumerate(policies):
         part = curves[curves["policy"] == policy].sort_values(over)
         offset = (index - (len(policies) - 1) / 2) * dodge
         axes.errorbar(part[over] + offset, part["advantage_pct"], yerr=part["ci95"].fillna(0),
-                      marker=MARKERS[index % len(MARKERS)], capsize=3, label=policy,
-                      color=LINE_COLOURS[index % len(LINE_COLOURS)], linewidth=1.4,
+                      marker=styles[policy].marker, linestyle=styles[policy].line_style,
+                      capsize=3, label=policy, color=styles[policy].colour, linewidth=1.4,
                       markersize=5)  # fmt: skip
     axes.set_xlabel(metric_label(over))
     axes.set_ylabel(f"advantage over {baseline} (%)")
@@ -258,15 +261,17 @@ def plot_samples_over_time(progress: pd.DataFrame, policies: Sequence[str] | Non
     figure = Figure(figsize=(7.0, 5.0), layout="constrained")
     top, bottom = figure.subplots(2, 1, sharex=True)
     policies = list(policies or dict.fromkeys(progress["policy"]))
-    for colour, policy in zip(LINE_COLOURS, policies, strict=False):
+    styles = policy_styles(policies)
+    for policy in policies:
+        look = {"color": styles[policy].colour, "linestyle": styles[policy].line_style}
         for index, (_, run) in enumerate(
             progress[progress["policy"] == policy].groupby("replication")
         ):
             hours = run["time_s"] / 3600.0
             label = policy if index == 0 else None
-            top.step(hours, run["samples_completed"] / 1e6, where="post", color=colour,
-                     label=label, alpha=0.8)  # fmt: skip
-            bottom.step(hours, run["pilots"], where="post", color=colour, alpha=0.8)
+            top.step(hours, run["samples_completed"] / 1e6, where="post", label=label,
+                     alpha=0.8, **look)  # fmt: skip
+            bottom.step(hours, run["pilots"], where="post", alpha=0.8, **look)
     top.set_ylabel("samples completed (millions)")
     top.legend()
     top.grid(alpha=0.3)

@@ -2,8 +2,9 @@
 ``tasks`` tables of :func:`gridsim.cloud.experiment.run_replication`; produce matplotlib
 Figures (never shown, so callers decide to save or display them).
 
-Colours come from the Okabe-Ito palette (:mod:`gridsim.analysis.plots`), which stays
-distinguishable with the common forms of colour blindness.
+Colours come from the Okabe-Ito palette, which stays distinguishable with the common forms of
+colour blindness; a policy has the same colour as in every other figure
+(:mod:`gridsim.analysis.palette`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from gridsim.analysis.plots import OKABE_ITO, plot_samples_over_time
+from gridsim.analysis.palette import COLOURS, OKABE_ITO, policy_styles
+from gridsim.analysis.plots import plot_samples_over_time
 from gridsim.cloud.turnaround import (
     NAGANO,
     ApplicationProfile,
@@ -43,7 +45,7 @@ def plot_overhead(
     figure = Figure(figsize=(6.0, 4.0), layout="constrained")
     axes = figure.add_subplot()
     performance = np.linspace(*performance_w, 101)
-    for colour, samples in zip(OKABE_ITO, samples_per_task, strict=False):
+    for colour, samples in zip(COLOURS, samples_per_task, strict=False):
         share = overhead_fraction(samples, performance, bandwidth_mb_s, application, intervals)
         axes.plot(performance, 100.0 * share, color=colour, label=f"{samples} samples/task")
     axes.set_xlabel("pilot performance P (whetstones)")
@@ -65,11 +67,10 @@ def plot_task_sizes(tasks: pd.DataFrame) -> Figure:
     (shows DyTSS starting near ``M`` and ending near ``L``)."""
     figure = Figure(figsize=(7.0, 3.5), layout="constrained")
     axes = figure.add_subplot()
-    for colour, policy in zip(OKABE_ITO, dict.fromkeys(tasks["policy"]), strict=False):
+    for policy, look in policy_styles(tasks["policy"]).items():
         chosen = tasks[tasks["policy"] == policy]
-        axes.scatter(
-            chosen["submit_s"] / 3600.0, chosen["samples"], s=4, color=colour, label=policy
-        )
+        axes.scatter(chosen["submit_s"] / 3600.0, chosen["samples"], s=6, color=look.colour,
+                     marker=look.marker, label=policy)  # fmt: skip
     axes.set_xlabel("submission time (h)")
     axes.set_ylabel("samples per task")
     axes.legend()

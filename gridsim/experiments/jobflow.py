@@ -9,9 +9,11 @@ same instance (common random numbers). Produces three tables, each with ``queue_
 :mod:`gridsim.sim.trace`).
 
 Arrival models: ``static`` (the whole queue at time 0), ``uniform`` (``U[0, span]``), ``list``
-(given times), and ``static_makespan_fraction``: ``U[0, fraction * M]`` where ``M`` is the
+(given times), ``static_makespan_fraction``: ``U[0, fraction * M]`` where ``M`` is the
 makespan of the reference policy on the same instance with a static queue -- our reading of
-[TY20, Table 3] "arrivals over half of the makespan of the first experiment" (docs/jobflow.md).
+[TY20, Table 3] "arrivals over half of the makespan of the first experiment" -- and
+``poisson``: a Poisson process at a ``rate`` or at the rate that offers a target
+``utilisation`` of the environment (:func:`poisson_rate`; docs/jobflow.md).
 """
 
 from __future__ import annotations
@@ -64,14 +66,28 @@ class JobsConfig(Strict):
 
 
 class ArrivalsConfig(Strict):
-    model: Literal["static", "uniform", "list", "static_makespan_fraction"] = "static"
+    """When jobs arrive (models in the module docstring).
+
+    Attributes:
+        rate: ``poisson``: arrivals per time unit.
+        utilisation: ``poisson``, instead of ``rate``: the offered load, the share of the
+            environment's processing capacity the arriving work asks for (above 1: overload).
+    """
+
+    model: Literal["static", "uniform", "list", "static_makespan_fraction", "poisson"] = "static"
     span: float | None = Field(None, gt=0)
     times: list[float] | None = None
     fraction: float = Field(0.5, gt=0)
     reference_policy: str = "BFfinish"
+    rate: float | None = Field(None, gt=0)
+    utilisation: float | None = Field(None, gt=0)
 
     @model_validator(mode="after")
     def _complete(self) -> ArrivalsConfig:
+        if self.model == "poisson" and (self.rate is None) == (self.utilisation is None):
+            raise ValueError("model poisson needs either rate (jobs per time unit) or utilisation")
+        if self.model != "poisson" and (self.rate is not None or self.utilisation is not None):
+            raise ValueError(f"rate and utilisation apply to model poisson, not {self.model}")
         if self.model == "uniform" and self.span is None:
             raise ValueError("model uniform needs span (time units)")
         if self.model == "list" and not self.times:
@@ -153,6 +169,9 @@ def with_arrivals(scenario: JobFlowScenario, instance: Instance, draws: np.ndarr
         times = np.asarray(arrivals.times[: len(instance.jobs)], dtype=float)
     elif arrivals.model == "uniform":
         times = draws * arrivals.span
+    elif arrivals.model == "poisson":  # exponential gaps by inversion of the same draws
+        rate = arrivals.rate or poisson_rate(scenario, instance)
+        times = np.cumsum(-np.log1p(-draws) / rate)
     else:
         static = simulate(instance, build_criterion(arrivals.reference_policy), scenario.priority)
         makespan = max(record["finish"] for record in static.job_records())
@@ -163,6 +182,30 @@ def with_arrivals(scenario: JobFlowScenario, instance: Instance, draws: np.ndarr
         for job, t in zip(instance.jobs, times, strict=True)
     )  # fmt: skip
     return Instance(instance.nodes, instance.busy, jobs)
+
+
+def poisson_rate(scenario: JobFlowScenario, instance: Instance) -> float:
+    """Arrivals per time unit that offer ``arrivals.utilisation`` of the instance's capacity.
+
+    ``rate = utilisation * capacity / E[work]``: a job's work is ``n * volume *
+    runtime_factor`` (work units actually processed), its mean taken from the job
+    distributions; the capacity is ``sum(p_i * free_i)`` (work units per time unit), with
+    ``free_i`` the share of node ``i``'s horizon not taken by local load. Square windows run
+    every task at its slowest node's speed, so the node-time jobs hold (the runs table's
+    ``utilisation``) is above the offered load.
+    """
+    jobs = scenario.jobs
+    mean_work = (
+        (jobs.n[0] + jobs.n[1]) / 2
+        * (jobs.volume.low + jobs.volume.high) / 2
+        * (jobs.runtime_factor.low + jobs.runtime_factor.high) / 2
+    )  # fmt: skip
+    horizon = scenario.environment.horizon
+    capacity = sum(
+        node.performance * (1.0 - sum(end - start for start, end in busy) / horizon)
+        for node, busy in zip(instance.nodes, instance.busy, strict=True)
+    )
+    return float(scenario.arrivals.utilisation) * capacity / mean_work
 
 
 def run_replication(

@@ -113,7 +113,8 @@ def run_experiment(
     """Run ``replications`` replications of ``scenario`` and write the results.
 
     Args:
-        replications, seed: override the scenario's values.
+        replications: overrides the scenario's count.
+        seed: overrides the scenario's seed.
         jobs: worker processes (default: all cores); 1 runs in this process.
         out_dir: where to write; nothing is written when None.
         executor_factory: builds the executor for ``jobs`` workers (a cluster engine's

@@ -90,7 +90,8 @@ class ReservationPlanner:
     Args:
         nodes: the environment's nodes (ids 0..N-1).
         busy: per node, the local-load busy intervals ``(start, end)``.
-        criterion: the resource-selection policy (anything with ``search(profile, request)``).
+        criterion (Criterion): the resource-selection policy (anything with
+            ``search(profile, request)``).
         priority: ``"fcfs"`` or ``"sjf"``.
         horizon_start: the simulation start (the left edge of every first slot).
 

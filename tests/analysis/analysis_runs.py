@@ -58,3 +58,23 @@ def batch_run() -> Path:
 @functools.cache
 def cloud_run() -> Path:
     return _run(yaml.safe_dump(small_scenario_document()), "cloud", 2)
+
+
+@functools.cache
+def replay_run() -> Path:
+    """The first 150 jobs of the bundled KTH-SP2 log on its own machine, EASY and
+    conservative backfilling."""
+    scenario, _ = load_scenario(SCENARIOS / "swf-replay.yaml")
+    workload = scenario.workload.model_copy(update={"max_jobs": 150})
+    return _run(SCENARIOS / "swf-replay.yaml", "replay", 1, workload=workload,
+                schedulers=["easy", "conservative"], progress=False)  # fmt: skip
+
+
+@functools.cache
+def heterogeneous_replay_run() -> Path:
+    """The first 60 jobs of KTH-SP2 on two node classes (fractional run times), EASY."""
+    source = SCENARIOS / "swf-replay-heterogeneous.yaml"
+    scenario, _ = load_scenario(source)
+    workload = scenario.workload.model_copy(update={"max_jobs": 60})
+    return _run(source, "replay-heterogeneous", 1, workload=workload, schedulers=["easy"],
+                progress=False)  # fmt: skip

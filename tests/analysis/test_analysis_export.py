@@ -4,8 +4,9 @@ Batsim's jobs.csv columns."""
 import numpy as np
 import pandas as pd
 import pytest
-from analysis_runs import arrivals_run, jobflow_run
+from analysis_runs import arrivals_run, heterogeneous_replay_run, jobflow_run, replay_run
 from click.testing import CliRunner
+from swf_checker import check_swf
 
 import gridsim
 from gridsim.analysis.export import (
@@ -16,7 +17,7 @@ from gridsim.analysis.export import (
 )
 from gridsim.analysis.results import select_run
 from gridsim.cli import main
-from gridsim.workloads.swf import read_swf
+from gridsim.workloads.swf import SwfMapping, bundled_swf, read_swf
 
 
 def _jobs(policy="CoP", replication=1, queue_size=8):
@@ -24,22 +25,38 @@ def _jobs(policy="CoP", replication=1, queue_size=8):
     return select_run(jobs, policy, replication, queue_size, what="jobs")
 
 
-def test_the_swf_export_reads_back_with_the_same_jobs_times_and_sizes(tmp_path):
+def _whole_seconds(times) -> np.ndarray:
+    """The writer's rounding: nearest second, halves up."""
+    return np.floor(np.asarray(times, dtype=float) + 0.5)
+
+
+def test_the_swf_export_of_a_job_flow_conforms_and_reads_back_with_the_same_jobs(tmp_path):
     jobs = _jobs()
     assert jobs["wait"].gt(0).any() and jobs["arrival"].nunique() > 1  # a real flow
     write_jobs_swf(jobs, tmp_path / "flow.swf", nodes=32)
+    assert check_swf(tmp_path / "flow.swf") == []
     log = read_swf(tmp_path / "flow.swf")
-    back = log.jobs.sort_values("job_id").reset_index(drop=True)
-    jobs = jobs.sort_values("job_id").reset_index(drop=True)
+    back = log.jobs
+    jobs = jobs.sort_values(["arrival", "job_id"]).reset_index(drop=True)
     assert log.report.jobs_kept == len(jobs) and log.machine_processors == 32
-    np.testing.assert_array_equal(back["job_id"], jobs["job_id"] + 1)
-    np.testing.assert_array_equal(back["submit_time"], jobs["arrival"])
-    np.testing.assert_array_equal(back["start_time"], jobs["start"])
-    np.testing.assert_allclose(back["finish_time"], jobs["finish"], rtol=1e-12)
-    np.testing.assert_array_equal(back["run_time"], jobs["runtime"])
+    np.testing.assert_array_equal(back["job_id"], np.arange(1, len(jobs) + 1))
+    np.testing.assert_array_equal(back["submit_time"], _whole_seconds(jobs["arrival"]))
+    np.testing.assert_array_equal(back["start_time"], _whole_seconds(jobs["start"]))
+    np.testing.assert_array_equal(back["finish_time"], _whole_seconds(jobs["finish"]))
     np.testing.assert_array_equal(back["processors"], jobs["n"])
-    np.testing.assert_allclose(back["requested_time"], jobs["planned_runtime"], rtol=1e-12)
+    assert (back["requested_time"] - jobs["planned_runtime"]).abs().max() <= 1
     assert (back["status"] == 1).all() and not back["killed"].any()
+    assert log.header.values("MaxNodes") == ("32",) and log.header.values("Preemption") == ("No",)
+
+
+def test_a_job_flow_exported_in_minutes_keeps_its_times_to_the_second(tmp_path):
+    jobs = _jobs()
+    write_jobs_swf(jobs, tmp_path / "flow.swf", nodes=32, time_unit_s=60)
+    assert check_swf(tmp_path / "flow.swf") == []
+    back = read_swf(tmp_path / "flow.swf").jobs
+    jobs = jobs.sort_values(["arrival", "job_id"])
+    np.testing.assert_array_equal(back["start_time"], _whole_seconds(jobs["start"] * 60))
+    assert "1 simulation time unit = 60 s" in (tmp_path / "flow.swf").read_text()
 
 
 def test_jobs_that_never_ran_are_cancelled_in_swf_and_dropped_on_reading(tmp_path):
@@ -109,3 +126,55 @@ def test_export_from_the_command_line_in_both_formats(tmp_path):
         ],
     )
     assert result.exit_code == 2 and "choose --queue-size [8, 16]" in result.output
+
+
+def _export(results, *options):
+    result = CliRunner().invoke(main, ["export", str(results), *options])
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def test_the_swf_export_of_a_log_replay_conforms_and_reads_back_as_replayed(tmp_path):
+    _export(replay_run(), "--policy", "conservative", "--format", "swf", "-o", tmp_path / "r.swf")
+    assert check_swf(tmp_path / "r.swf") == []
+    log = read_swf(tmp_path / "r.swf", SwfMapping(on_overrun="run"))
+    replayed = select_run(gridsim.load_results(replay_run()).jobs, "conservative", 0)
+    assert log.report.jobs_kept == len(replayed) == 150
+    for column in ("job_id", "user_id", "submit_time", "start_time", "finish_time", "run_time"):
+        np.testing.assert_array_equal(log.jobs[column], replayed[column], err_msg=column)
+    np.testing.assert_array_equal(log.jobs["requested_time"], replayed["estimate"])
+    np.testing.assert_array_equal(log.jobs["status"], np.where(replayed["killed"], 0, 1))
+    source = read_swf(bundled_swf()).header
+    for key in ("Computer", "Installation", "UnixStartTime", "TimeZoneString", "MaxProcs"):
+        assert log.header.values(key) == source.values(key), key
+    assert log.header.values("AllowOveruse") == ("No",)  # jobs are killed at their estimate
+
+
+def test_a_replay_on_node_classes_is_exported_with_its_machine_and_rounded_times(tmp_path):
+    _export(heterogeneous_replay_run(), "--policy", "easy/BFfinish", "--format", "swf",
+            "-o", tmp_path / "h.swf")  # fmt: skip
+    assert check_swf(tmp_path / "h.swf") == []
+    log = read_swf(tmp_path / "h.swf", SwfMapping(on_overrun="run"))
+    replayed = gridsim.load_results(heterogeneous_replay_run()).jobs
+    assert (replayed["run_time"] % 1 != 0).any()  # faster nodes: fractional run times
+    np.testing.assert_array_equal(log.jobs["start_time"], _whole_seconds(replayed["start_time"]))
+    np.testing.assert_array_equal(log.jobs["finish_time"], _whole_seconds(replayed["finish_time"]))
+    assert log.header.values("MaxProcs") == ("100",)
+    assert log.header.values("Computer")[0].startswith("gridsim node classes: 60 nodes")
+
+
+def test_a_replay_exports_to_batsim_with_its_node_intervals(tmp_path):
+    _export(replay_run(), "--policy", "easy", "--format", "batsim", "-o", tmp_path / "r.csv")
+    table = pd.read_csv(tmp_path / "r.csv", keep_default_na=False)
+    replayed = select_run(gridsim.load_results(replay_run()).jobs, "easy", 0)
+    assert tuple(table.columns) == BATSIM_COLUMNS and len(table) == 150
+    np.testing.assert_array_equal(table["allocated_resources"], replayed["allocated_resources"])
+    np.testing.assert_array_equal(table["starting_time"], replayed["start_time"])
+
+
+def test_export_of_a_kind_without_job_traces_is_one_clear_line(tmp_path):
+    from analysis_runs import window_search_run
+
+    options = ["--policy", "MaxQ", "--format", "swf", "-o", str(tmp_path / "x.swf")]
+    result = CliRunner().invoke(main, ["export", str(window_search_run()), *options])
+    assert result.exit_code == 2 and "jobs.parquet not found" in result.output
