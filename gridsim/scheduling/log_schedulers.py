@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from gridsim.scheduling.counting_profile import CountingProfile
@@ -71,6 +71,10 @@ class _QueueScheduler:
     def next_decision(self) -> float:
         """The next time the scheduler itself wants to start a job (inf: only on events)."""
         return math.inf
+
+    def counters(self) -> dict[str, int]:
+        """Work counters of the planning (for benchmarks and docs/swf.md)."""
+        return {}
 
     def complete(self, now: float, finished: Sequence[int], early: bool) -> None:
         """``finished`` jobs ended at ``now``; ``early``: one ended before its estimate."""
@@ -144,8 +148,8 @@ class Conservative(_QueueScheduler):
 
     Attributes:
         first_reservation: per job position, the reservation given on arrival (s).
-        compression_checks, compression_moves: how many queued jobs compression looked at
-            and moved earlier.
+        compressions, compression_scans, compression_moves: compression passes, queued jobs
+            whose earliest start was searched, and jobs moved earlier.
     """
 
     def __init__(
@@ -155,7 +159,14 @@ class Conservative(_QueueScheduler):
         self.profile = CountingProfile(machine, now)
         self.first_reservation: dict[int, float] = {}
         self._starts: list[tuple[float, int]] = []  # heap of (reservation, job); stale ok
-        self.compression_checks = self.compression_moves = 0
+        self.compressions = self.compression_scans = self.compression_moves = 0
+
+    def counters(self) -> dict[str, int]:
+        return {
+            "compressions": self.compressions,
+            "compression_scans": self.compression_scans,
+            "compression_moves": self.compression_moves,
+        }
 
     def next_decision(self) -> float:
         starts = self._starts
@@ -177,12 +188,15 @@ class Conservative(_QueueScheduler):
         """One pass in priority order; a job moves only to an earlier start."""
         profile, processors, estimate = self.profile, self.processors, self.estimate
         queue = self.queue
+        self.compressions += 1
         for job, reserved in queue.items():
-            self.compression_checks += 1
-            p = processors[job]
             if reserved <= now:
                 continue
-            e = estimate[job]
+            p, e = processors[job], estimate[job]
+            # a move either reaches the reservation or fits whole before it
+            if profile.free_before(reserved) < p and not profile.fits_before(reserved - e, p):
+                continue
+            self.compression_scans += 1
             new = profile.earliest_move(now, p, e, reserved)
             if new is None:
                 continue
@@ -210,6 +224,9 @@ class Conservative(_QueueScheduler):
             started.append(job)
         return started
 
+
+#: What builds a scheduler: ``(machine, processors, estimates, now)``, as the classes here.
+SchedulerFactory = Callable[[int, Sequence[int], Sequence[float], float], "_QueueScheduler"]
 
 SCHEDULERS: dict[str, type[_QueueScheduler]] = {
     "fcfs": Fcfs,

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from gridsim.scheduling.log_schedulers import Algorithm, Conservative, build_scheduler
+from gridsim.scheduling.log_schedulers import Algorithm, SchedulerFactory, build_scheduler
 
 REQUIRED_COLUMNS = ("job_id", "submit_time", "processors", "estimate", "duration")
 
@@ -63,7 +63,7 @@ class Replay:
 def replay_log(
     jobs: pd.DataFrame,
     machine_processors: int,
-    algorithm: Algorithm,
+    algorithm: Algorithm | SchedulerFactory,
     *,
     record_nodes: bool = True,
     on_progress: Callable[[float], None] | None = None,
@@ -73,6 +73,8 @@ def replay_log(
 
     Args:
         jobs: one row per job; priority is arrival order (submit_time, then job_id).
+        algorithm: a scheduler name, or a class built like them (``(machine, processors,
+            estimates, now)``; tests and benchmarks replay reference implementations).
         record_nodes: keep every job's node ids (memory: one tuple per job).
         on_progress: called with the simulated time every ``progress_every`` instants and at
             the end (a progress bar over simulated time).
@@ -90,7 +92,10 @@ def replay_log(
     duration = jobs.duration.to_numpy(dtype=np.float64)[order].tolist()
     count = len(submit)
     first_time = submit[0] if count else 0.0
-    scheduler = build_scheduler(algorithm, machine_processors, processors, estimate, first_time)
+    if callable(algorithm):
+        scheduler = algorithm(machine_processors, processors, estimate, first_time)
+    else:
+        scheduler = build_scheduler(algorithm, machine_processors, processors, estimate, first_time)
 
     start = [math.nan] * count
     nodes: list[tuple[int, ...]] | None = [()] * count if record_nodes else None
@@ -145,21 +150,16 @@ def replay_log(
     inverse = np.empty(count, dtype=np.int64)
     inverse[order] = np.arange(count)
     first_reservation = np.full(count, np.nan)
-    counters: dict[str, int] = {}
-    if isinstance(scheduler, Conservative):
-        reservations = scheduler.first_reservation
+    reservations = getattr(scheduler, "first_reservation", None)
+    if reservations is not None:
         first_reservation = np.array([reservations[j] for j in range(count)], dtype=np.float64)
-        counters = {
-            "compression_checks": scheduler.compression_checks,
-            "compression_moves": scheduler.compression_moves,
-        }
     return Replay(
         start_time=np.asarray(start, dtype=np.float64)[inverse],
         first_reservation=first_reservation[inverse],
         nodes=[nodes[i] for i in inverse] if nodes is not None else None,
         peak_processors=peak,
         events=events,
-        counters=counters,
+        counters=scheduler.counters(),
     )
 
 
