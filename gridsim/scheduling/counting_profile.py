@@ -49,7 +49,9 @@ class CountingProfile:
         self.processors = processors
         self._times: list[float] = [now]
         self._free: list[int] = [processors]
-        self._most_free: list[int] | None = None  # running maximum of _free (None: stale)
+        # running maximum of _free, valid for its first _valid entries (extended on demand)
+        self._most_free: list[int] = []
+        self._valid = 0
 
     def __len__(self) -> int:
         return len(self._times)
@@ -74,7 +76,7 @@ class CountingProfile:
         i = self._step_at(now)
         if i > 0:
             del self._times[:i], self._free[:i]
-            self._most_free = None
+            self._valid = 0
         if self._times[0] < now:
             self._times[0] = now
 
@@ -117,20 +119,40 @@ class CountingProfile:
         self._free[first:last] = covered
         self._merge(last)  # the later one first: merging it moves no earlier index
         self._merge(first)
-        self._most_free = None
+        self._valid = min(self._valid, first)  # steps before `first` neither changed nor moved
         return fewest, most
 
     def release(self, start: float, end: float, processors: int) -> tuple[int, int]:
         """Free ``processors`` over ``[start, end)`` (undo an :meth:`add`); see :meth:`add`."""
         return self.add(start, end, -processors)
 
+    def move(self, reserved: float, start: float, duration: float, processors: int) -> None:
+        """Move a reservation of ``processors`` from ``[reserved, reserved + duration)`` to
+        ``[start, start + duration)``, ``start < reserved``.
+
+        The same profile as a release and an add, but where the two overlap only their ends
+        change: in a queue shifting earlier, most moves are short, so the ranges updated are
+        a few steps instead of two whole reservations.
+        """
+        if start + duration <= reserved:
+            self.release(reserved, reserved + duration, processors)
+            self.add(start, start + duration, processors)
+        else:
+            self.add(start, reserved, processors)
+            self.release(start + duration, reserved + duration, processors)
+
     def fits_before(self, time: float, processors: int) -> bool:
         """Whether some instant of ``[left edge, time]`` has ``processors`` free."""
-        most_free = self._most_free
-        if most_free is None:
-            most_free = self._most_free = list(accumulate(self._free, max))
         i = bisect_right(self._times, time)
-        return i > 0 and most_free[i - 1] >= processors
+        if i == 0:
+            return False
+        most_free, valid = self._most_free, self._valid
+        if i > valid:
+            before = most_free[valid - 1] if valid else 0
+            most_free[valid:] = accumulate(self._free[valid:i], max, initial=before)
+            del most_free[valid]  # the initial value
+            self._valid = i
+        return most_free[i - 1] >= processors
 
     def free_before(self, time: float) -> int:
         """Processors free just before ``time`` (on the step that ends at or after it)."""

@@ -200,8 +200,7 @@ class Conservative(_QueueScheduler):
             new = profile.earliest_move(now, p, e, reserved)
             if new is None:
                 continue
-            profile.release(reserved, reserved + e, p)
-            profile.add(new, new + e, p)
+            profile.move(reserved, new, e, p)
             queue[job] = new  # same key: the dict's order (priority) is unchanged
             heapq.heappush(self._starts, (new, job))
             self.compression_moves += 1
