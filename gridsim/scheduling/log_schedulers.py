@@ -21,17 +21,44 @@ scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001):
   profile that holds all earlier reservations, so no later job ever delays it. When a job ends
   before its estimate, the queue is compressed in one pass in priority order: each job moves
   to its earliest fit if that is earlier (never later, as its own place is free again).
-  Compression rejects, in O(log S), every job that cannot start earlier because no instant
-  before its reservation has enough free processors (:meth:`CountingProfile.earliest_move`).
 
-Same-time order: completions, then arrivals, then starts. These are exactly the rules of the
-independent reference in ``tests/workloads/reference_backfilling.py``; the tests compare
-start times job by job, and the float expressions (``start + estimate``,
-``step end - start >= duration``) are the same so that ties break the same way.
+Same-time order: completions, then arrivals, then starts (:mod:`gridsim.sim.log_replay` also
+offers completions one at a time). These are exactly the rules of the independent reference
+in ``tests/workloads/reference_backfilling.py``; the tests compare start times job by job,
+and the float expressions (``start + estimate``, ``step end - start >= duration``) are the
+same so that ties break the same way.
+
+Compression, plainly read [MF01]: for every queued job in priority order, remove its
+reservation, find its earliest fit, and put it back there. Reorganised for speed
+(:class:`Conservative`), with the same result:
+
+* The search is only made where it can succeed. A job that moves to ``t < reserved`` needs
+  its processors free on ``[t, min(t + estimate, reserved))`` (from ``reserved`` on, its own
+  reservation covers it), so either the step just before its reservation has them free (a
+  run reaching the reservation) or some instant of ``[now, reserved - estimate]`` has them
+  free (the start of a run holding the whole task). Both are answered in O(log S) from the
+  profile (:meth:`CountingProfile.free_before`, :meth:`CountingProfile.fits_before`); a job
+  failing both cannot move, and the plain reading would put it back where it was.
+* The search runs on the profile with the job's reservation in place
+  (:meth:`CountingProfile.earliest_move`) and stops at the reservation, so a job that cannot
+  move costs no release and re-reservation; one that moves changes only the ends of its
+  reservation where the old and new places overlap (:meth:`CountingProfile.move`).
+* The profile merges equal neighbouring steps, so it holds about two steps per running or
+  queued job however many moves happened (see :mod:`gridsim.scheduling.counting_profile`).
+
+Why identical: the earliest fit with the own reservation removed is earlier than
+``reserved`` exactly when ``earliest_move`` finds a start, and it is the same start (the
+same runs, scanned in the same order, with the same float comparisons); when it is not
+earlier, the plain reading re-reserves the same place, leaving the profile as it was. The
+merged profile is the same function of time. The previous implementation, which searched
+every queued job and never merged steps, is kept as ``tests/workloads/scan_conservative.py``;
+``tests/swfreplay`` and ``benchmarks/bench_swf_replay.py`` compare every start time with it
+and with the reference.
 
 Cost per event: FCFS O(started); EASY O(queue + running log running) when the head blocks;
-conservative O(S) per arrival and, per early finish, O(queue log S) plus one bounded scan per
-job that may move (S: profile steps, about twice the queue).
+conservative O(S) per arrival and, per early finish, O(queue log S) plus one scan of at most
+S steps per job that passes the test (S: profile steps, at most about twice the running and
+queued jobs). docs/swf.md measures where the time goes on the archive logs.
 """
 
 from __future__ import annotations
