@@ -154,9 +154,17 @@ class CountingProfile:
             self._valid = i
         return most_free[i - 1] >= processors
 
-    def free_before(self, time: float) -> int:
-        """Processors free just before ``time`` (on the step that ends at or after it)."""
-        return self._free[max(bisect_left(self._times, time) - 1, 0)]
+    def may_move(self, processors: int, duration: float, reserved: float) -> bool:
+        """Whether a job holding ``[reserved, reserved + duration)`` may start earlier.
+
+        A move either is a run of ``processors`` free reaching the reservation (the step just
+        before it has them free) or holds the whole task before it (some instant of
+        ``[left edge, reserved - duration]`` has them free: the run's start). ``False`` means
+        :meth:`earliest_move` finds nothing; ``True`` that it must look. O(log S).
+        """
+        return self._free[
+            max(bisect_left(self._times, reserved) - 1, 0)
+        ] >= processors or self.fits_before(reserved - duration, processors)
 
     def earliest_fit(
         self, now: float, processors: int, duration: float, before: float = math.inf
@@ -208,10 +216,10 @@ class CountingProfile:
         enough free processors that reaches it is a move. (Where merging removed the
         breakpoint at ``reserved``, the step holding it has the same count on both sides.)
         """
+        if reserved <= now:
+            return None
         times, free = self._times, self._free
         stop = bisect_left(times, reserved)  # the steps before it
-        if stop == 0:
-            return None
         # Without a run reaching the reservation, a move must fit whole before it, so it
         # starts by ``reserved - duration``.
         latest = reserved if free[stop - 1] >= processors else reserved - duration

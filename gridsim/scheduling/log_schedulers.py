@@ -37,8 +37,8 @@ reservation, find its earliest fit, and put it back there. Reorganised for speed
   reservation covers it), so either the step just before its reservation has them free (a
   run reaching the reservation) or some instant of ``[now, reserved - estimate]`` has them
   free (the start of a run holding the whole task). Both are answered in O(log S) from the
-  profile (:meth:`CountingProfile.free_before`, :meth:`CountingProfile.fits_before`); a job
-  failing both cannot move, and the plain reading would put it back where it was.
+  profile (:meth:`CountingProfile.may_move`); a job failing both cannot move, and the plain
+  reading would put it back where it was.
 * The search runs on the profile with the job's reservation in place
   (:meth:`CountingProfile.earliest_move`) and stops at the reservation, so a job that cannot
   move costs no release and re-reservation; one that moves changes only the ends of its
@@ -214,14 +214,13 @@ class Conservative(_QueueScheduler):
     def compress(self, now: float) -> None:
         """One pass in priority order; a job moves only to an earlier start."""
         profile, processors, estimate = self.profile, self.processors, self.estimate
-        queue = self.queue
+        queue, may_move = self.queue, profile.may_move
         self.compressions += 1
         for job, reserved in queue.items():
             if reserved <= now:
                 continue
             p, e = processors[job], estimate[job]
-            # a move either reaches the reservation or fits whole before it
-            if profile.free_before(reserved) < p and not profile.fits_before(reserved - e, p):
+            if not may_move(p, e, reserved):
                 continue
             self.compression_scans += 1
             new = profile.earliest_move(now, p, e, reserved)

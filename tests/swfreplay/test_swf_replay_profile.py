@@ -56,8 +56,9 @@ def test_fits_before_asks_whether_any_instant_up_to_a_time_has_enough_free():
     profile.add(10, 20, 3)  # the cached maximum must follow the change
     assert not profile.fits_before(25, 2) and profile.fits_before(25, 1)
     assert profile.fits_before(math.inf, 8)
-    assert profile.free_before(10) == 0 and profile.free_before(10.5) == 0
-    assert profile.free_before(20) == 0 and profile.free_before(21) == 1
+    # [20, 25) with 1 free reaches a reservation at 25; nothing fits 5 s whole before it
+    assert profile.may_move(1, 5, 25) and not profile.may_move(2, 5, 25)
+    assert not profile.may_move(1, 5, 20)  # [10, 20) has none free
 
 
 def test_released_reservations_leave_no_breakpoint_behind():
@@ -94,9 +95,7 @@ def test_a_move_is_the_earliest_fit_once_the_own_reservation_is_freed(
     expected = profile.earliest_fit(now, processors, duration)
     assert moved == (expected if expected < reserved else None)
     profile.add(reserved, reserved + duration, processors)
-    if profile.free_before(reserved) < processors and not profile.fits_before(
-        reserved - duration, processors
-    ):
+    if not profile.may_move(processors, duration, reserved):
         assert moved is None  # the cheap test compression relies on
 
 
