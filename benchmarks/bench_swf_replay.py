@@ -91,13 +91,18 @@ def bench(path: Path, options: argparse.Namespace) -> None:
 
     baseline_jobs = options.baseline_jobs or len(jobs)
     subset = jobs.iloc[:baseline_jobs]
-    fast, fast_wall, _ = (replay, wall, cpu) if baseline_jobs >= len(jobs) else timed(
+    fast, fast_wall, fast_cpu = (replay, wall, cpu) if baseline_jobs >= len(jobs) else timed(
         replay_log, subset, machine, "conservative", record_nodes=False
     )  # fmt: skip
-    base, base_wall, _ = timed(replay_log, subset, machine, ScanConservative, record_nodes=False)
+    base, base_wall, base_cpu = timed(
+        replay_log, subset, machine, ScanConservative, record_nodes=False
+    )
     same_starts = np.array_equal(base.start_time, fast.start_time)
     same_first = np.array_equal(base.first_reservation, fast.first_reservation)
-    print(f"  baseline on {len(subset)} jobs: {base_wall:.2f} s; ratio {base_wall / fast_wall:.2f}")
+    print(
+        f"  baseline on {len(subset)} jobs: {base_wall:.2f} s wall, {base_cpu:.2f} s processor;"
+        f" ratio {base_wall / fast_wall:.2f} (wall), {base_cpu / fast_cpu:.2f} (processor)"
+    )
     print(f"  every start time identical: {same_starts}; every first reservation: {same_first}")
     print(f"  baseline counters: {base.counters}", flush=True)
 
