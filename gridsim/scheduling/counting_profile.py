@@ -95,36 +95,31 @@ class CountingProfile:
         if 0 < i < len(free) and free[i] == free[i - 1]:
             del self._times[i], free[i]
 
-    def add(self, start: float, end: float, processors: int) -> tuple[int, int]:
+    def add(self, start: float, end: float, processors: int) -> None:
         """Occupy ``processors`` (release if negative) over ``[start, end)``.
-
-        Returns:
-            The fewest and the most processors free on ``[start, end)`` afterwards.
 
         Raises:
             ValueError: the profile would have fewer than 0 or more than the machine free.
         """
         if end <= start:
-            return self.processors, 0
+            return
         if start < self._times[0]:
             raise ValueError(f"[{start}, {end}) starts before the profile ({self._times[0]})")
         first = self._breakpoint(start)
         last = self._breakpoint(end) if end != math.inf else len(self._times)
         covered = [count - processors for count in self._free[first:last]]
-        fewest, most = min(covered), max(covered)
-        if fewest < 0:
+        if min(covered) < 0:
             raise ValueError(f"over-committed: {processors} processors on [{start}, {end})")
-        if most > self.processors:
+        if max(covered) > self.processors:
             raise ValueError(f"released more than was held on [{start}, {end})")
         self._free[first:last] = covered
         self._merge(last)  # the later one first: merging it moves no earlier index
         self._merge(first)
         self._valid = min(self._valid, first)  # steps before `first` neither changed nor moved
-        return fewest, most
 
-    def release(self, start: float, end: float, processors: int) -> tuple[int, int]:
-        """Free ``processors`` over ``[start, end)`` (undo an :meth:`add`); see :meth:`add`."""
-        return self.add(start, end, -processors)
+    def release(self, start: float, end: float, processors: int) -> None:
+        """Free ``processors`` over ``[start, end)`` (undo an :meth:`add`)."""
+        self.add(start, end, -processors)
 
     def move(self, reserved: float, start: float, duration: float, processors: int) -> None:
         """Move a reservation of ``processors`` from ``[reserved, reserved + duration)`` to
@@ -162,9 +157,8 @@ class CountingProfile:
         ``[left edge, reserved - duration]`` has them free: the run's start). ``False`` means
         :meth:`earliest_move` finds nothing; ``True`` that it must look. O(log S).
         """
-        return self._free[
-            max(bisect_left(self._times, reserved) - 1, 0)
-        ] >= processors or self.fits_before(reserved - duration, processors)
+        just_before = self._free[max(bisect_left(self._times, reserved) - 1, 0)]
+        return just_before >= processors or self.fits_before(reserved - duration, processors)
 
     def earliest_fit(
         self, now: float, processors: int, duration: float, before: float = math.inf

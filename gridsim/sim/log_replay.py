@@ -64,7 +64,8 @@ class Replay:
         nodes: per job, the node ids it ran on (sorted), or None if not recorded.
         peak_processors: the most processors in use at once.
         events: instants the loop processed.
-        counters: the scheduler's work counters (compression checks, moves).
+        counters: the scheduler's work counters (conservative: compression passes,
+            searches and moves).
     """
 
     start_time: np.ndarray
