@@ -6,29 +6,33 @@ This is the processor-count formulation of backfilling [MF01]: on a machine of i
 nodes, a job fits wherever enough processors are free over its whole reservation, whichever
 they are, so node identities can be chosen at the actual start (any free nodes).
 
-The profile is a step function kept in two parallel NumPy arrays, sorted breakpoint times and
-the free count on ``[times[i], times[i+1])``; the last step lasts for ever. The arrays have
-spare capacity at the end, so inserting a breakpoint is one in-place shift. Steps that ended
-before the current time are dropped (:meth:`forget_before`), so the profile holds about two
-steps per queued or running job.
+The profile is a step function in two parallel Python lists, sorted breakpoint times and the
+free count on ``[times[i], times[i+1])``; the last step lasts for ever. Two neighbouring steps
+never hold the same count: every range update merges them, so a released reservation leaves
+no breakpoint behind and the profile holds at most two steps per running or queued job.
+Steps that ended before the current time are dropped (:meth:`forget_before`).
 
-Why arrays: a fit scans the steps between now and a reservation, and on a busy log's long
-queue most of those steps have too few free processors (on HPC2N, about 360 steps per scan in
-two runs of enough free ones). Finding "the next step with at least p free" and "the next with
-fewer" is one vectorised comparison each, so a scan costs a few C passes per run of free
-steps instead of a Python iteration per step; a range update is one vectorised add.
+Why merged steps: without merging, every move of compression left its old breakpoints in
+place until time passed them, and scans walked them all: on HPC2N the profile averaged 981
+steps at a compression and reached 37,595, for queues of at most 2,436 jobs; merged, it
+averages 46 (docs/swf.md, "Conservative backfilling at archive scale"). Merging changes no
+answer: runs of enough free processors begin and end only where the count changes.
 
-Cost: ``add`` is O(log S) plus O(S) C work (shift, range add); ``earliest_fit`` and
-``earliest_move`` are O(log S) plus O(steps scanned) C work per run of free steps, S the
-number of steps. ``max_free_before`` is O(log S) after an O(S) prefix maximum rebuilt in C
-when the profile has changed.
+Why Python lists rather than NumPy arrays: with merged steps a scan walks about a dozen
+steps and a reservation covers about twenty, where a NumPy call's fixed cost (about a
+microsecond) is more than the whole Python loop; ``bisect`` and ``list.insert`` are C calls.
+
+Cost: ``add`` is O(log S) plus O(steps covered) plus an O(S) memory move per breakpoint
+inserted or merged; ``earliest_fit`` and ``earliest_move`` are O(log S) plus O(steps
+scanned); :meth:`fits_before` is O(log S) after an O(S) running maximum, rebuilt (in C) only
+after a change; S the number of steps.
 """
 
 from __future__ import annotations
 
 import math
-
-import numpy as np
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
 
 
 class CountingProfile:
@@ -43,22 +47,18 @@ class CountingProfile:
         if processors <= 0:
             raise ValueError(f"expected a positive machine size, got {processors}")
         self.processors = processors
-        capacity = 64
-        self._times = np.empty(capacity, dtype=np.float64)
-        self._free = np.empty(capacity, dtype=np.int64)
-        self._times[0], self._free[0] = now, processors
-        self._count = 1
-        # running maximum of the free counts, valid for indices below `_valid` (rebuilt lazily)
-        self._prefix_max = np.empty(capacity, dtype=np.int64)
+        self._times: list[float] = [now]
+        self._free: list[int] = [processors]
+        # running maximum of _free, valid for its first _valid entries (extended on demand)
+        self._most_free: list[int] = []
         self._valid = 0
 
     def __len__(self) -> int:
-        return self._count
+        return len(self._times)
 
     def steps(self) -> list[tuple[float, int]]:
         """The step function as ``(start time, free processors)`` pairs (for tests, displays)."""
-        count = self._count
-        return list(zip(self._times[:count].tolist(), self._free[:count].tolist(), strict=True))
+        return list(zip(self._times, self._free, strict=True))
 
     def _step_at(self, time: float) -> int:
         """Index of the step holding ``time`` (0 before the profile's left edge).
@@ -66,48 +66,34 @@ class CountingProfile:
         Most questions are about the present, which the first step holds once the past is
         forgotten: one comparison answers them without a search.
         """
-        count = self._count
-        if count < 2 or self._times[1] > time:
+        times = self._times
+        if len(times) < 2 or times[1] > time:
             return 0
-        return int(self._times[:count].searchsorted(time, "right")) - 1
+        return bisect_right(times, time) - 1
 
     def forget_before(self, now: float) -> None:
         """Drop the steps that ended at or before ``now``; the profile then starts at ``now``."""
-        count = self._count
         i = self._step_at(now)
         if i > 0:
-            kept = count - i
-            self._times[:kept] = self._times[i:count]
-            self._free[:kept] = self._free[i:count]
-            self._count = kept
+            del self._times[:i], self._free[:i]
             self._valid = 0
         if self._times[0] < now:
             self._times[0] = now
 
     def _breakpoint(self, time: float) -> int:
         """Index of the step starting at ``time``, splitting a step if needed."""
-        count = self._count
         i = self._step_at(time)
         if self._times[i] == time:
             return i
-        if count == len(self._times):
-            self._grow()
-        i += 1
-        times, free = self._times, self._free
-        times[i + 1 : count + 1] = times[i:count]
-        free[i : count + 1] = free[i - 1 : count]  # the split step's count, then the shift
-        times[i] = time
-        self._count = count + 1
-        return i
+        self._times.insert(i + 1, time)
+        self._free.insert(i + 1, self._free[i])
+        return i + 1
 
-    def _grow(self) -> None:
-        """Double the capacity of the arrays (amortised O(1) per breakpoint)."""
-        capacity = 2 * len(self._times)
-        for name in ("_times", "_free", "_prefix_max"):
-            old = getattr(self, name)
-            new = np.empty(capacity, dtype=old.dtype)
-            new[: len(old)] = old
-            setattr(self, name, new)
+    def _merge(self, i: int) -> None:
+        """Remove the breakpoint ``i`` if its step holds the count of the step before."""
+        free = self._free
+        if 0 < i < len(free) and free[i] == free[i - 1]:
+            del self._times[i], free[i]
 
     def add(self, start: float, end: float, processors: int) -> None:
         """Occupy ``processors`` (release if negative) over ``[start, end)``.
@@ -120,56 +106,59 @@ class CountingProfile:
         if start < self._times[0]:
             raise ValueError(f"[{start}, {end}) starts before the profile ({self._times[0]})")
         first = self._breakpoint(start)
-        last = self._breakpoint(end) if end != math.inf else self._count
-        covered = self._free[first:last]
-        covered -= processors
-        if processors > 0 and covered.min() < 0:
+        last = self._breakpoint(end) if end != math.inf else len(self._times)
+        covered = [count - processors for count in self._free[first:last]]
+        if min(covered) < 0:
             raise ValueError(f"over-committed: {processors} processors on [{start}, {end})")
-        if processors < 0 and covered.max() > self.processors:
+        if max(covered) > self.processors:
             raise ValueError(f"released more than was held on [{start}, {end})")
-        # steps before `first` neither changed nor moved
-        self._valid = min(self._valid, first)
+        self._free[first:last] = covered
+        self._merge(last)  # the later one first: merging it moves no earlier index
+        self._merge(first)
+        self._valid = min(self._valid, first)  # steps before `first` neither changed nor moved
 
     def release(self, start: float, end: float, processors: int) -> None:
         """Free ``processors`` over ``[start, end)`` (undo an :meth:`add`)."""
         self.add(start, end, -processors)
 
-    def max_free_before(self, time: float) -> int:
-        """The most processors free at any instant of ``[left edge, time)`` (0 if empty).
+    def move(self, reserved: float, start: float, duration: float, processors: int) -> None:
+        """Move a reservation of ``processors`` from ``[reserved, reserved + duration)`` to
+        ``[start, start + duration)``, ``start < reserved``.
 
-        A job of ``p`` processors cannot start before ``time`` if this is below ``p``: the
-        cheap test that lets compression skip jobs that cannot move earlier.
+        The same profile as a release and an add, but where the two overlap only their ends
+        change: in a queue shifting earlier, most moves are short, so the ranges updated are
+        a few steps instead of two whole reservations.
         """
-        return self._max_free(int(self._times[: self._count].searchsorted(time, "left")))
+        if start + duration <= reserved:
+            self.release(reserved, reserved + duration, processors)
+            self.add(start, start + duration, processors)
+        else:
+            self.add(start, reserved, processors)
+            self.release(start + duration, reserved + duration, processors)
 
-    def _max_free(self, stop: int) -> int:
-        """The most processors free on the steps before index ``stop`` (0 if none)."""
-        if stop == 0:
-            return 0
-        valid = self._valid
-        if stop > valid:
-            prefix = self._prefix_max
-            np.maximum.accumulate(self._free[valid:stop], out=prefix[valid:stop])
-            if valid > 0:
-                np.maximum(prefix[valid:stop], prefix[valid - 1], out=prefix[valid:stop])
-            self._valid = stop
-        return int(self._prefix_max[stop - 1])
+    def fits_before(self, time: float, processors: int) -> bool:
+        """Whether some instant of ``[left edge, time]`` has ``processors`` free."""
+        i = bisect_right(self._times, time)
+        if i == 0:
+            return False
+        most_free, valid = self._most_free, self._valid
+        if i > valid:
+            before = most_free[valid - 1] if valid else 0
+            most_free[valid:] = accumulate(self._free[valid:i], max, initial=before)
+            del most_free[valid]  # the initial value
+            self._valid = i
+        return most_free[i - 1] >= processors
 
-    def _next_at_least(self, i: int, stop: int, processors: int) -> int:
-        """First step in ``[i, stop)`` with at least ``processors`` free, or ``stop``."""
-        if i >= stop:
-            return stop
-        window = self._free[i:stop] >= processors
-        k = int(window.argmax())
-        return i + k if window[k] else stop
+    def may_move(self, processors: int, duration: float, reserved: float) -> bool:
+        """Whether a job holding ``[reserved, reserved + duration)`` may start earlier.
 
-    def _next_below(self, i: int, stop: int, processors: int) -> int:
-        """First step in ``[i, stop)`` with fewer than ``processors`` free, or ``stop``."""
-        if i >= stop:
-            return stop
-        window = self._free[i:stop] < processors
-        k = int(window.argmax())
-        return i + k if window[k] else stop
+        A move either is a run of ``processors`` free reaching the reservation (the step just
+        before it has them free) or holds the whole task before it (some instant of
+        ``[left edge, reserved - duration]`` has them free: the run's start). ``False`` means
+        :meth:`earliest_move` finds nothing; ``True`` that it must look. O(log S).
+        """
+        just_before = self._free[max(bisect_left(self._times, reserved) - 1, 0)]
+        return just_before >= processors or self.fits_before(reserved - duration, processors)
 
     def earliest_fit(
         self, now: float, processors: int, duration: float, before: float = math.inf
@@ -187,21 +176,24 @@ class CountingProfile:
             raise ValueError(
                 f"a job of {processors} processors never fits a machine of {self.processors}"
             )
-        count, times = self._count, self._times
+        times, free = self._times, self._free
+        count = len(times)
         i = self._step_at(now)
-        while i < count:
-            run = self._next_at_least(i, count, processors)
-            if run == count:
+        while True:
+            while i < count and free[i] < processors:
+                i += 1
+            if i == count:
                 return None  # only if the last step is short: a reservation lasting for ever
-            start = max(float(times[run]), now)
+            start = times[i] if times[i] > now else now
             if start >= before:
                 return None
-            i = self._next_below(run + 1, count, processors)
-            # the run lasts to times[i]; the scan once step by step returned at the first
-            # step end far enough, which is the same start (step ends only grow)
-            if i == count or float(times[i]) - start >= duration:
+            i += 1
+            while i < count and free[i] >= processors:
+                i += 1
+            # the run lasts to times[i]; a step-by-step scan returns at the first step end
+            # far enough, which is the same start (step ends only grow)
+            if i == count or times[i] - start >= duration:
                 return start
-        return None
 
     def earliest_move(
         self, now: float, processors: int, duration: float, reserved: float
@@ -210,35 +202,35 @@ class CountingProfile:
 
         The earliest ``t`` in ``[now, reserved)`` at which ``processors`` stay free for
         ``duration`` once the job's own reservation is freed, or ``None``; the profile is
-        not changed (a job that cannot move costs no release and re-reservation). A job with
-        no instant before its reservation with ``processors`` free is rejected in O(1) from a
-        cached prefix maximum, without a scan: compression checks every queued job this way.
+        not changed (a job that cannot move costs no release and re-reservation).
 
         A start ``t < reserved`` needs ``processors`` free on ``[t, reserved)`` only as far as
         the task reaches; from ``reserved`` on, the job's own processors cover the rest of it
         (``t + duration < reserved + duration``). So the scan stops at ``reserved``: a run of
-        enough free processors that reaches it is a move.
+        enough free processors that reaches it is a move. (Where merging removed the
+        breakpoint at ``reserved``, the step holding it has the same count on both sides.)
         """
-        times = self._times
-        stop = int(times[: self._count].searchsorted(reserved, "left"))  # the steps before it
-        if self._max_free(stop) < processors:
+        if reserved <= now:
             return None
+        times, free = self._times, self._free
+        stop = bisect_left(times, reserved)  # the steps before it
         # Without a run reaching the reservation, a move must fit whole before it, so it
         # starts by ``reserved - duration``.
-        reaches = self._free[stop - 1] >= processors
-        latest = reserved if reaches else reserved - duration
+        latest = reserved if free[stop - 1] >= processors else reserved - duration
         if latest < now:
             return None
         i = self._step_at(now)
-        while i < stop:
-            run = self._next_at_least(i, stop, processors)
-            if run == stop:
+        while True:
+            while i < stop and free[i] < processors:
+                i += 1
+            if i == stop:
                 return None
-            run_start = float(times[run])
+            run_start = times[i]
             if run_start > latest:
                 return None
             start = run_start if run_start > now else now
-            i = self._next_below(run + 1, stop, processors)
-            if i == stop or float(times[i]) - start >= duration:
+            i += 1
+            while i < stop and free[i] >= processors:
+                i += 1
+            if i == stop or times[i] - start >= duration:
                 return start
-        return None

@@ -21,24 +21,51 @@ scheduling the IBM SP2 with backfilling", IEEE TPDS 12(6), 2001):
   profile that holds all earlier reservations, so no later job ever delays it. When a job ends
   before its estimate, the queue is compressed in one pass in priority order: each job moves
   to its earliest fit if that is earlier (never later, as its own place is free again).
-  Compression rejects, in O(log S), every job that cannot start earlier because no instant
-  before its reservation has enough free processors (:meth:`CountingProfile.earliest_move`).
 
-Same-time order: completions, then arrivals, then starts. These are exactly the rules of the
-independent reference in ``tests/workloads/reference_backfilling.py``; the tests compare
-start times job by job, and the float expressions (``start + estimate``,
-``step end - start >= duration``) are the same so that ties break the same way.
+Same-time order: completions, then arrivals, then starts (:mod:`gridsim.sim.log_replay` also
+offers completions one at a time). These are exactly the rules of the independent reference
+in ``tests/workloads/reference_backfilling.py``; the tests compare start times job by job,
+and the float expressions (``start + estimate``, ``step end - start >= duration``) are the
+same so that ties break the same way.
+
+Compression, plainly read [MF01]: for every queued job in priority order, remove its
+reservation, find its earliest fit, and put it back there. Reorganised for speed
+(:class:`Conservative`), with the same result:
+
+* The search is only made where it can succeed. A job that moves to ``t < reserved`` needs
+  its processors free on ``[t, min(t + estimate, reserved))`` (from ``reserved`` on, its own
+  reservation covers it), so either the step just before its reservation has them free (a
+  run reaching the reservation) or some instant of ``[now, reserved - estimate]`` has them
+  free (the start of a run holding the whole task). Both are answered in O(log S) from the
+  profile (:meth:`CountingProfile.may_move`); a job failing both cannot move, and the plain
+  reading would put it back where it was.
+* The search runs on the profile with the job's reservation in place
+  (:meth:`CountingProfile.earliest_move`) and stops at the reservation, so a job that cannot
+  move costs no release and re-reservation; one that moves changes only the ends of its
+  reservation where the old and new places overlap (:meth:`CountingProfile.move`).
+* The profile merges equal neighbouring steps, so it holds about two steps per running or
+  queued job however many moves happened (see :mod:`gridsim.scheduling.counting_profile`).
+
+Why identical: the earliest fit with the own reservation removed is earlier than
+``reserved`` exactly when ``earliest_move`` finds a start, and it is the same start (the
+same runs, scanned in the same order, with the same float comparisons); when it is not
+earlier, the plain reading re-reserves the same place, leaving the profile as it was. The
+merged profile is the same function of time. The previous implementation, which searched
+every queued job and never merged steps, is kept as ``tests/workloads/scan_conservative.py``;
+``tests/swfreplay`` and ``benchmarks/bench_swf_replay.py`` compare every start time with it
+and with the reference.
 
 Cost per event: FCFS O(started); EASY O(queue + running log running) when the head blocks;
-conservative O(S) per arrival and, per early finish, O(queue log S) plus one bounded scan per
-job that may move (S: profile steps, about twice the queue).
+conservative O(S) per arrival and, per early finish, O(queue log S) plus one scan of at most
+S steps per job that passes the test (S: profile steps, at most about twice the running and
+queued jobs). docs/swf.md measures where the time goes on the archive logs.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from gridsim.scheduling.counting_profile import CountingProfile
@@ -71,6 +98,10 @@ class _QueueScheduler:
     def next_decision(self) -> float:
         """The next time the scheduler itself wants to start a job (inf: only on events)."""
         return math.inf
+
+    def counters(self) -> dict[str, int]:
+        """Work counters of the planning (for benchmarks and docs/swf.md)."""
+        return {}
 
     def complete(self, now: float, finished: Sequence[int], early: bool) -> None:
         """``finished`` jobs ended at ``now``; ``early``: one ended before its estimate."""
@@ -144,8 +175,8 @@ class Conservative(_QueueScheduler):
 
     Attributes:
         first_reservation: per job position, the reservation given on arrival (s).
-        compression_checks, compression_moves: how many queued jobs compression looked at
-            and moved earlier.
+        compressions, compression_scans, compression_moves: compression passes, queued jobs
+            whose earliest start was searched, and jobs moved earlier.
     """
 
     def __init__(
@@ -155,7 +186,14 @@ class Conservative(_QueueScheduler):
         self.profile = CountingProfile(machine, now)
         self.first_reservation: dict[int, float] = {}
         self._starts: list[tuple[float, int]] = []  # heap of (reservation, job); stale ok
-        self.compression_checks = self.compression_moves = 0
+        self.compressions = self.compression_scans = self.compression_moves = 0
+
+    def counters(self) -> dict[str, int]:
+        return {
+            "compressions": self.compressions,
+            "compression_scans": self.compression_scans,
+            "compression_moves": self.compression_moves,
+        }
 
     def next_decision(self) -> float:
         starts = self._starts
@@ -176,18 +214,19 @@ class Conservative(_QueueScheduler):
     def compress(self, now: float) -> None:
         """One pass in priority order; a job moves only to an earlier start."""
         profile, processors, estimate = self.profile, self.processors, self.estimate
-        queue = self.queue
+        queue, may_move = self.queue, profile.may_move
+        self.compressions += 1
         for job, reserved in queue.items():
-            self.compression_checks += 1
-            p = processors[job]
             if reserved <= now:
                 continue
-            e = estimate[job]
+            p, e = processors[job], estimate[job]
+            if not may_move(p, e, reserved):
+                continue
+            self.compression_scans += 1
             new = profile.earliest_move(now, p, e, reserved)
             if new is None:
                 continue
-            profile.release(reserved, reserved + e, p)
-            profile.add(new, new + e, p)
+            profile.move(reserved, new, e, p)
             queue[job] = new  # same key: the dict's order (priority) is unchanged
             heapq.heappush(self._starts, (new, job))
             self.compression_moves += 1
@@ -210,6 +249,9 @@ class Conservative(_QueueScheduler):
             started.append(job)
         return started
 
+
+#: What builds a scheduler: ``(machine, processors, estimates, now)``, as the classes here.
+SchedulerFactory = Callable[[int, Sequence[int], Sequence[float], float], "_QueueScheduler"]
 
 SCHEDULERS: dict[str, type[_QueueScheduler]] = {
     "fcfs": Fcfs,

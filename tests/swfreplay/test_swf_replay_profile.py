@@ -15,7 +15,7 @@ def test_reservations_split_steps_and_releases_restore_them():
     profile.add(10, 20, 3)
     assert profile.steps() == [(0, 2), (10, 1), (20, 4)]
     profile.release(10, 20, 3)
-    assert [free for _, free in profile.steps()] == [2, 4, 4]
+    assert profile.steps() == [(0, 2), (10, 4)]  # equal neighbours merge
 
 
 def test_earliest_fit_needs_enough_processors_over_the_whole_duration():
@@ -45,16 +45,33 @@ def test_forgetting_the_past_keeps_the_step_in_progress():
     assert profile.steps() == [(15, 4), (20, 3), (30, 4)]
 
 
-def test_max_free_before_is_the_most_free_processors_before_a_time():
+def test_fits_before_asks_whether_any_instant_up_to_a_time_has_enough_free():
     profile = CountingProfile(8, 0.0)
     profile.add(0, 10, 8)
     profile.add(10, 20, 5)
     profile.add(20, 30, 7)
-    assert profile.max_free_before(10) == 0
-    assert profile.max_free_before(25) == 3
+    assert not profile.fits_before(9.5, 1)
+    assert profile.fits_before(10, 3) and not profile.fits_before(10, 4)
+    assert profile.fits_before(25, 3)
     profile.add(10, 20, 3)  # the cached maximum must follow the change
-    assert profile.max_free_before(25) == 1
-    assert profile.max_free_before(math.inf) == 8
+    assert not profile.fits_before(25, 2) and profile.fits_before(25, 1)
+    assert profile.fits_before(math.inf, 8)
+    # [20, 25) with 1 free reaches a reservation at 25; nothing fits 5 s whole before it
+    assert profile.may_move(1, 5, 25) and not profile.may_move(2, 5, 25)
+    assert not profile.may_move(1, 5, 20)  # [10, 20) has none free
+
+
+def test_released_reservations_leave_no_breakpoint_behind():
+    profile = CountingProfile(4, 0.0)
+    profile.add(0, 10, 2)
+    profile.add(5, 30, 1)
+    profile.add(10, 20, 1)
+    assert profile.steps() == [(0, 2), (5, 1), (10, 2), (20, 3), (30, 4)]
+    profile.release(10, 20, 1)
+    assert profile.steps() == [(0, 2), (5, 1), (10, 3), (30, 4)]
+    profile.release(5, 30, 1)
+    profile.release(0, 10, 2)
+    assert profile.steps() == [(0, 4)]
 
 
 reservations = st.lists(
@@ -77,7 +94,8 @@ def test_a_move_is_the_earliest_fit_once_the_own_reservation_is_freed(
     profile.release(reserved, reserved + duration, processors)
     expected = profile.earliest_fit(now, processors, duration)
     assert moved == (expected if expected < reserved else None)
-    if profile.max_free_before(reserved) < processors:
+    profile.add(reserved, reserved + duration, processors)
+    if not profile.may_move(processors, duration, reserved):
         assert moved is None  # the cheap test compression relies on
 
 
@@ -118,7 +136,7 @@ def test_the_step_function_survives_growth_and_forgetting():
     assert profile.steps()[:4] == [(0, 99), (1, 100), (2, 98), (3, 100)]
     profile.forget_before(300.5)  # job 150 holds 4 processors on [300, 301)
     assert profile.steps()[:4] == [(300.5, 96), (301, 100), (302, 95), (303, 100)]
-    assert profile.max_free_before(303) == 100
-    profile.add(300.5, 302.5, 3)  # the cached prefix maximum follows the change
+    assert profile.fits_before(303, 100)
+    profile.add(300.5, 302.5, 3)  # the cached running maximum follows the change
     assert profile.steps()[:5] == [(300.5, 93), (301, 97), (302, 92), (302.5, 95), (303, 100)]
-    assert profile.max_free_before(303) == 97
+    assert profile.fits_before(302.9, 97) and not profile.fits_before(302.9, 98)

@@ -129,3 +129,29 @@ workloads = st.lists(
 def test_random_workloads_start_exactly_when_the_reference_starts_them(rows, algorithm):
     jobs = table(*[(i, *row) for i, row in enumerate(rows)])
     assert starts(jobs, 6, algorithm) == REFERENCE[algorithm](jobs, 6).start_time
+
+
+@settings(max_examples=150, deadline=None)
+@given(workloads, st.sampled_from(["conservative", "easy"]))
+def test_completions_handled_separately_start_jobs_as_the_reference_does(rows, algorithm):
+    jobs = table(*[(i, *row) for i, row in enumerate(rows)])
+    replay = replay_log(jobs, 6, algorithm, completions_order="separately")
+    got = dict(zip(jobs.job_id.tolist(), replay.start_time.tolist(), strict=True))
+    assert got == REFERENCE[algorithm](jobs, 6, completions="separately").start_time
+
+
+# Jobs 1 (2 processors) and 2 (1) end at t=4, six seconds before their estimates. Job 3 needs
+# the whole machine, job 4 half of it for 4 s. Released together, the 4 free processors go to
+# job 3 first (priority); released one at a time, job 1's 2 processors (3 free with the one
+# idle) cannot hold job 3, so job 4 takes them, and job 3 waits for job 4.
+SAME_INSTANT = table((1, 0, 2, 10, 4), (2, 0, 1, 10, 4), (3, 2, 4, 9, 4), (4, 3, 2, 4, 4))
+
+
+def test_the_order_of_completions_at_one_instant_is_a_named_option():
+    together = starts(SAME_INSTANT, 4, "conservative")
+    replay = replay_log(SAME_INSTANT, 4, "conservative", completions_order="separately")
+    separately = dict(zip(SAME_INSTANT.job_id.tolist(), replay.start_time.tolist(), strict=True))
+    assert together == {1: 0, 2: 0, 3: 4, 4: 8}
+    assert separately == {1: 0, 2: 0, 3: 8, 4: 4}  # the same total wait, shared differently
+    with pytest.raises(ValueError, match="completions_order among"):
+        replay_log(SAME_INSTANT, 4, "easy", completions_order="one by one")

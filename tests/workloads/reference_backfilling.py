@@ -90,6 +90,7 @@ class _Job:
     processors: int
     estimate: float
     duration: float  # min(run time, estimate)
+    priority: int  # position in arrival order
 
 
 def _jobs(jobs: pd.DataFrame) -> list[_Job]:
@@ -101,17 +102,21 @@ def _jobs(jobs: pd.DataFrame) -> list[_Job]:
             int(r.processors),
             float(r.estimate),
             min(float(r.run_time), float(r.estimate)),
+            priority,
         )
-        for r in rows.itertuples()
+        for priority, r in enumerate(rows.itertuples())
     ]
 
 
-def conservative_backfilling(jobs: pd.DataFrame, machine_processors: int) -> Schedule:
+def conservative_backfilling(
+    jobs: pd.DataFrame, machine_processors: int, completions: str = "together"
+) -> Schedule:
     """Every queued job holds a reservation at the earliest time the profile has room for
     its whole estimate. When a job ends before its estimate, the queue is compressed: in
     priority order, each job's reservation is removed and the job re-placed at its earliest
     fit, which is never later than before (its old place is free again). One pass, as in
-    [MF01]."""
+    [MF01]. ``completions="separately"``: jobs ending at the same instant are released one
+    at a time in priority order, each early one followed by its own compression pass."""
     pending = _jobs(jobs)
     schedule = Schedule()
     profile = FreeProfile(machine_processors, pending[0].submit if pending else 0.0)
@@ -125,14 +130,18 @@ def conservative_backfilling(jobs: pd.DataFrame, machine_processors: int) -> Sch
             + [reservation[job.job_id] for job in queue]
         )
         profile.forget_before(now)
-        early_finish = False
-        for job_id, (job, start) in list(running.items()):
-            if start + job.duration == now:
-                del running[job_id]
+        ending = [(job, start) for job, start in running.values() if start + job.duration == now]
+        ending.sort(key=lambda pair: pair[0].priority)
+        groups = [ending] if completions == "together" else [[pair] for pair in ending]
+        for group in groups:
+            early_finish = False
+            for job, start in group:
+                del running[job.job_id]
                 if job.duration < job.estimate:
                     profile.release(now, start + job.estimate, job.processors)
                     early_finish = True
-        if early_finish:
+            if not early_finish:
+                continue
             for job in queue:
                 profile.release(
                     reservation[job.job_id], reservation[job.job_id] + job.estimate, job.processors
@@ -154,24 +163,20 @@ def conservative_backfilling(jobs: pd.DataFrame, machine_processors: int) -> Sch
     return schedule
 
 
-def easy_backfilling(jobs: pd.DataFrame, machine_processors: int) -> Schedule:
+def easy_backfilling(
+    jobs: pd.DataFrame, machine_processors: int, completions: str = "together"
+) -> Schedule:
     """Jobs start in priority order while they fit; when the head of the queue does not fit,
     it gets a reservation (the "shadow time") and later jobs start now only if they fit now
-    and do not delay that reservation. No other job holds a reservation."""
+    and do not delay that reservation. No other job holds a reservation.
+    ``completions="separately"``: jobs ending at the same instant end one at a time in
+    priority order, each followed by a scheduling pass."""
     pending = _jobs(jobs)
     schedule = Schedule()
     queue: list[_Job] = []
     running: dict[int, tuple[_Job, float]] = {}
-    while pending or queue:
-        now = min(
-            ([pending[0].submit] if pending else [])
-            + [start + job.duration for job, start in running.values()]
-        )
-        for job_id, (job, start) in list(running.items()):
-            if start + job.duration == now:
-                del running[job_id]
-        while pending and pending[0].submit == now:
-            queue.append(pending.pop(0))
+
+    def schedule_pass(now: float) -> None:
         profile = FreeProfile(machine_processors, now)
         for job, start in running.values():
             profile.add(now, start + job.estimate, job.processors)
@@ -187,4 +192,21 @@ def easy_backfilling(jobs: pd.DataFrame, machine_processors: int) -> Schedule:
                 # the first job that cannot start is the head: it alone gets a reservation
                 profile.add(start, start + job.estimate, job.processors)
                 head_reserved = True
+
+    while pending or queue:
+        now = min(
+            ([pending[0].submit] if pending else [])
+            + [start + job.duration for job, start in running.values()]
+        )
+        ending = sorted(
+            (job for job, start in running.values() if start + job.duration == now),
+            key=lambda job: job.priority,
+        )
+        for job in ending:
+            del running[job.job_id]
+            if completions == "separately":
+                schedule_pass(now)
+        while pending and pending[0].submit == now:
+            queue.append(pending.pop(0))
+        schedule_pass(now)
     return schedule
