@@ -55,6 +55,7 @@ class LoadConfig(Strict):
 class EnvironmentConfig(Strict):
     nodes: int = Field(100, gt=0)
     performance: Range = Range(low=2, high=10)
+    performance_step: float = Field(0.0, ge=0)
     horizon: float = Field(1200, gt=0)
     q: Range = Range(low=0, high=10)
     price: PriceConfig = PriceConfig()
@@ -71,6 +72,7 @@ class EnvironmentConfig(Strict):
         return EnvironmentSpec(
             nodes=self.nodes,
             performance=self.performance.as_tuple(),
+            performance_step=self.performance_step,
             horizon=self.horizon,
             q=self.q.as_tuple(),
             price=PriceModel(**self.price.model_dump()),

@@ -81,6 +81,9 @@ class EnvironmentSpec:
 
     nodes: int = 100
     performance: tuple[float, float] = (2.0, 10.0)
+    #: Performance granularity: 0 draws real values ``U[low, high]``; a step ``s > 0`` draws
+    #: uniformly among the levels ``low, low + s, ...`` up to ``high`` (1: whole numbers).
+    performance_step: float = 0.0
     horizon: float = 1200.0
     q: tuple[float, float] = (0.0, 10.0)
     price: PriceModel = PriceModel()
@@ -99,12 +102,24 @@ class Environment:
         return Profile(self.nodes, self.busy, 0.0, self.horizon)
 
 
+def draw_performance(
+    bounds: tuple[float, float], step: float, count: int, rng: np.random.Generator
+) -> np.ndarray:
+    """``count`` node performances: real values in ``bounds`` (``step`` 0), or levels ``step``
+    apart from the low end (docs/model.md, "Performance granularity")."""
+    low, high = bounds
+    if step <= 0:
+        return rng.uniform(low, high, size=count)
+    levels = int(np.floor((high - low) / step + 1e-9)) + 1
+    return low + step * rng.integers(0, levels, size=count)
+
+
 def generate_environment(spec: EnvironmentSpec, rng: np.random.Generator) -> Environment:
     """Draw nodes (performance, price, q) and their local load.
 
     Draw order is fixed (performance, price, q, load) so a scenario and seed give one instance.
     """
-    performance = rng.uniform(*spec.performance, size=spec.nodes)
+    performance = draw_performance(spec.performance, spec.performance_step, spec.nodes, rng)
     price = spec.price.draw(performance, rng)
     q = rng.uniform(*spec.q, size=spec.nodes)
     nodes = tuple(
