@@ -60,6 +60,7 @@ class EnvironmentConfig(Strict):
     q: Range = Range(low=0, high=10)
     price: PriceConfig = PriceConfig()
     local_load: LoadConfig = LoadConfig()
+    horizon_start_edge: Literal["neighbour", "none", "history"] = "neighbour"
 
     @field_validator("performance")
     @classmethod
@@ -77,6 +78,7 @@ class EnvironmentConfig(Strict):
             q=self.q.as_tuple(),
             price=PriceModel(**self.price.model_dump()),
             local_load=LocalLoad(**self.local_load.model_dump()),
+            horizon_start_edge=self.horizon_start_edge,
         )
 
 
