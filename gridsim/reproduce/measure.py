@@ -48,7 +48,8 @@ class Tables:
 
 
 def scenario_with_overrides(path: Path, overrides: Sequence[str]) -> tuple[Any, str]:
-    """The scenario at ``path`` with ``KEY.PATH=VALUE`` overrides applied (YAML values)."""
+    """The scenario at ``path`` with ``KEY.PATH=VALUE`` overrides applied (YAML values;
+    ``providers.*.vm_failure_rate_per_h=0.1`` sets it in every list element)."""
     document, text = read_yaml(path)
     for item in overrides:
         key, separator, value = item.partition("=")
@@ -63,8 +64,13 @@ def scenario_with_overrides(path: Path, overrides: Sequence[str]) -> tuple[Any, 
 
 
 def _set_path(document: Any, keys: list[str], value: Any, item: str) -> None:
+    """Set ``value`` at a dotted path; a list index may be ``*`` (every element)."""
     node = document
-    for key in keys[:-1]:
+    for position, key in enumerate(keys[:-1]):
+        if key == "*" and isinstance(node, list):
+            for element in node:
+                _set_path(element, keys[position + 1 :], value, item)
+            return
         node = node[int(key)] if isinstance(node, list) else node.setdefault(key, {})
         if not isinstance(node, dict | list):
             raise ScenarioError(f"--set {item!r}: {key} is not a section")
