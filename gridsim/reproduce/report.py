@@ -121,7 +121,7 @@ def _interval(mean: float, half: float) -> str:
     if math.isnan(mean):
         return "-"
     text = _number_text(mean, signed=False)
-    return text if math.isnan(half) or half == 0 else f"{text} ± {_number_text(half)}"
+    return text if math.isnan(half) or half < 1e-9 else f"{text} ± {_number_text(half)}"
 
 
 def _number_text(value: float, signed: bool = False) -> str:

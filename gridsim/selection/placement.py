@@ -241,22 +241,37 @@ class PAST(_Placement):
     """PAST-like tie-break rules on top of the finish time [TY20, Sec. 4.1, item 2].
 
     ``z = -finish - alpha1 * p + delta1 * [L_right == 0] + delta1 * [L_left == 0]
-    - alpha2 * L_right`` (rule 2 exactly as printed in the paper).
+    - alpha2 * L_right``: rule 2 ``as_printed`` in the paper's formula (default). The prose
+    of the same rule says "maximize length of idle slots left"; ``rule2: as_described``
+    reads it so, ``+ alpha2 * L_right`` (docs/model.md, "PAST's rule 2").
     """
 
     name: ClassVar[str] = "PAST"
     summary: ClassVar[str] = "finish time with PAST-like adjacency rules [TY20, Sec. 4.1]"
+    rule2: Literal["as_printed", "as_described"] = "as_printed"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_choice("rule2", self.rule2, ("as_printed", "as_described"))
+
+    @property
+    def _rule2_sign(self) -> float:
+        return -1.0 if self.rule2 == "as_printed" else 1.0
 
     def slot_values(self, slot_start, slot_end, q, cost, start, runtime, performance=None):
         left, right = self._distances(slot_start, slot_end, start, runtime)
         z = self._base(start, runtime, performance)
         z = z + self.delta1 * (right <= ADJACENT) + self.delta1 * (left <= ADJACENT)
-        return z - self.alpha2 * np.where(np.isinf(right), 0.0, right)
+        return z + self._rule2_sign * self.alpha2 * np.where(np.isinf(right), 0.0, right)
 
     def slot_value_bound(self, slot_start, slot_end, q, cost, runtime, lo, hi, performance=None):
-        (left_min, _), (right_min, _) = self._distance_ranges(slot_start, slot_end, runtime, lo, hi)
+        (left_min, _), (right_min, right_max) = self._distance_ranges(
+            slot_start, slot_end, runtime, lo, hi
+        )
         z = self._base(lo, runtime, performance)
         z = z + self.delta1 * (right_min <= ADJACENT) + self.delta1 * (left_min <= ADJACENT)
+        if self.rule2 == "as_described":  # the bonus is largest at the largest L_right
+            return z + self.alpha2 * np.where(np.isinf(right_max), 0.0, right_max)
         # The penalty is smallest at the smallest L_right (alpha2 >= 0).
         return z - self.alpha2 * np.where(np.isinf(right_min), 0.0, np.maximum(right_min, 0.0))
 
