@@ -253,7 +253,7 @@ def export(results, fmt, policy, replication, queue_size, output) -> None:
 
 
 @main.command()
-@click.argument("figure", required=False)
+@click.argument("figure", nargs=-1)
 @click.option("--list", "list_figures", is_flag=True, help="Name every published figure.")
 @click.option("--all", "all_figures", is_flag=True, help="Reproduce every figure.")
 @click.option("--quick", is_flag=True, help="Small replication counts (minutes, not hours).")
@@ -267,7 +267,10 @@ def export(results, fmt, policy, replication, queue_size, output) -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def reproduce(figure, list_figures, all_figures, quick, replications, overrides, jobs, out,
               quiet) -> None:  # fmt: skip
-    """Run a published FIGURE (an id from --list) and print published next to gridsim."""
+    """Run published FIGUREs (ids from --list) and print published next to gridsim.
+
+    Figures of one scenario share its runs (003-fig1 003-fig2; the 004 figures).
+    """
     from gridsim.reproduce import find_figure, load_catalogue
     from gridsim.reproduce import reproduce as run_figure
 
@@ -278,8 +281,8 @@ def reproduce(figure, list_figures, all_figures, quick, replications, overrides,
                 click.echo(f"{entry.id.ljust(13)} [{entry.cite}] {entry.source}: {entry.title}")
             return
         if all_figures == bool(figure):
-            _fail("name one FIGURE, or --all (see --list)")
-        figures = catalogue.figures if all_figures else [find_figure(figure)]
+            _fail("name FIGUREs or --all (see --list)")
+        figures = catalogue.figures if all_figures else [find_figure(f) for f in figure]
         cache: dict = {}
         for entry in figures:
             _, text = run_figure(

@@ -90,7 +90,7 @@ def test_set_overrides_a_scenario_field_and_bad_input_is_one_line():
     assert lines["FirstFit L_minSum"][2] == lines["FirstFit L_maxSum"][2]
     for args, message in (
         (["reproduce", "no-such-figure"], "unknown figure"),
-        (["reproduce"], "name one FIGURE"),
+        (["reproduce"], "name FIGUREs or --all"),
         (["reproduce", "000-table1", "--set", "environment.horizon_start_edge=far"],
          "environment.horizon_start_edge"),
         (["reproduce", "000-table1", "--set", "oops"], "expected KEY=VALUE"),
