@@ -44,7 +44,6 @@ class Tables:
 
     runs: pd.DataFrame
     progress: pd.DataFrame | None
-    replications: int
 
 
 def scenario_with_overrides(path: Path, overrides: Sequence[str]) -> tuple[Any, str]:
@@ -106,7 +105,7 @@ def run_figure_scenario(
     if result.status != "complete":
         raise RuntimeError(f"{figure.scenario}: run {result.status}: {result.error}")
     runs = derived_columns(scenario.kind, result.tables["runs"])
-    return Tables(runs, result.tables.get("progress"), replications)
+    return Tables(runs, result.tables.get("progress"))
 
 
 def derived_columns(kind: str, runs: pd.DataFrame) -> pd.DataFrame:
@@ -159,7 +158,8 @@ def _of(runs: pd.DataFrame, policy: str) -> pd.DataFrame:
 
 def _paired_relative(runs: pd.DataFrame, row: Row, versus: str, reference: str):
     """Mean and half-width over replications of ``100 (policy - versus) / reference``."""
-    _of(runs, row.policy), _of(runs, versus)
+    for policy in (row.policy, versus):
+        _of(runs, policy)  # a clear error for a policy the scenario does not run
     table = runs.pivot_table(index="replication", columns="policy", values=row.metric)
     pairs = table[[row.policy, versus]].dropna()
     base = pairs[row.policy if reference == "policy" else versus]
