@@ -9,7 +9,9 @@ gives for the same scenario, seed and count, bit for bit.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,23 +91,30 @@ def run_figure_scenario(
     progress: bool = True,
     command: str | None = None,
 ) -> Tables:
-    """Run the figure's scenario; the tables the rows are measured on."""
+    """Run the figure's scenario; the tables the rows are measured on.
+
+    Without ``out_dir`` the run still streams its per-job and per-task tables to a temporary
+    folder (2000 job-flow replications hold millions of rows); only the tables the rows need
+    are kept.
+    """
     from gridsim.experiments.runner import run_experiment
 
     scenario, text = scenario_with_overrides(figure.scenario_path(), overrides)
-    result = run_experiment(
-        scenario,
-        text,
-        replications=replications,
-        jobs=jobs,
-        out_dir=out_dir,
-        command=command,
-        progress=progress,
-    )
-    if result.status != "complete":
-        raise RuntimeError(f"{figure.scenario}: run {result.status}: {result.error}")
-    runs = derived_columns(scenario.kind, result.tables["runs"])
-    return Tables(runs, result.tables.get("progress"))
+    folder = contextlib.nullcontext(out_dir) if out_dir else tempfile.TemporaryDirectory()
+    with folder as where:
+        result = run_experiment(
+            scenario,
+            text,
+            replications=replications,
+            jobs=jobs,
+            out_dir=Path(where),
+            command=command,
+            progress=progress,
+        )
+        if result.status != "complete":
+            raise RuntimeError(f"{figure.scenario}: run {result.status}: {result.error}")
+        runs = derived_columns(scenario.kind, result.tables["runs"])
+        return Tables(runs, result.tables.get("progress"))
 
 
 def derived_columns(kind: str, runs: pd.DataFrame) -> pd.DataFrame:
