@@ -249,3 +249,45 @@ def export(results, fmt, policy, replication, queue_size, output, time_unit_s) -
     except ValueError as error:
         _fail(str(error))
     click.echo(f"wrote {output} ({len(jobs)} jobs)")
+
+
+@main.command()
+@click.argument("figure", nargs=-1)
+@click.option("--list", "list_figures", is_flag=True, help="Name every published figure.")
+@click.option("--all", "all_figures", is_flag=True, help="Reproduce every figure.")
+@click.option("--quick", is_flag=True, help="Small replication counts (minutes, not hours).")
+@click.option("--replications", "-r", type=click.IntRange(min=2),
+              help="Override the count [the paper's, or --quick's].")  # fmt: skip
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a scenario field, e.g. environment.performance_step=0.")  # fmt: skip
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes [all cores].")
+@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for the comparison tables and the runs.")  # fmt: skip
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def reproduce(figure, list_figures, all_figures, quick, replications, overrides, jobs, out,
+              quiet) -> None:  # fmt: skip
+    """Run published FIGUREs (ids from --list) and print published next to gridsim.
+
+    Figures of one scenario share its runs (003-fig1 003-fig2; the 004 figures).
+    """
+    from gridsim.reproduce import find_figure, load_catalogue
+    from gridsim.reproduce import reproduce as run_figure
+
+    try:
+        catalogue = load_catalogue()
+        if list_figures:
+            for entry in catalogue.figures:
+                click.echo(f"{entry.id.ljust(13)} [{entry.cite}] {entry.source}: {entry.title}")
+            return
+        if all_figures == bool(figure):
+            _fail("name FIGUREs or --all (see --list)")
+        figures = catalogue.figures if all_figures else [find_figure(f) for f in figure]
+        cache: dict = {}
+        for entry in figures:
+            _, text = run_figure(
+                entry, replications, quick=quick, overrides=overrides, jobs=jobs, out_dir=out,
+                progress=not quiet, cache=cache,
+            )  # fmt: skip
+            click.echo(text + "\n")
+    except ScenarioError as error:
+        _fail(str(error))

@@ -98,4 +98,8 @@ class Window:
     def distance_to_farthest(self) -> float:
         """``L_maxSum``: mean over tasks of the distance to the farthest neighbouring task."""
         pairs = zip(self.left_distances(), self.right_distances(), strict=True)
-        return sum(max(left, right) for left, right in pairs) / self.n
+        # No neighbour on the left (an infinite L_left): the farthest task is on the right.
+        return (
+            sum(right if left == float("inf") else max(left, right) for left, right in pairs)
+            / self.n
+        )

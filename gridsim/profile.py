@@ -6,7 +6,8 @@ Python and NumPy, no simulation clock: the planning code calls it directly.
 
 The horizon edges count as neighbours: a slot that opens at the horizon start has its
 ``L_left`` measured from there, and one that runs to the horizon end has ``L_right`` measured to
-it (docs/model.md, "Neighbour distances at the edges").
+it (docs/model.md, "Neighbour distances at the edges"). A horizon start of ``-inf`` means no
+neighbour on the left: such slots have an infinite ``L_left``.
 """
 
 from __future__ import annotations

@@ -54,7 +54,8 @@ def _z_values(name, start, runtime, slot_start, slot_end, q, cost):
     if name == "DEP":
         return np.minimum(left, right)
     if name == "COORD":
-        return -np.maximum(left, right)
+        # A slot with no neighbour on the left (it starts at -inf) is measured on the right.
+        return -np.where(np.isinf(left), right, np.maximum(left, right))
     raise KeyError(name)
 
 

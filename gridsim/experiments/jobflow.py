@@ -114,6 +114,14 @@ class JobFlowScenario(ScenarioBase):
     baseline: str = "BFfinish"
     slowdown_threshold: float = Field(10.0, gt=0)
 
+    @field_validator("environment")
+    @classmethod
+    def _edge(cls, value: EnvironmentConfig) -> EnvironmentConfig:
+        if value.horizon_start_edge != "neighbour":
+            raise ValueError("horizon_start_edge: job flows start at time 0 with idle nodes; "
+                             "only 'neighbour' applies")  # fmt: skip
+        return value
+
     @field_validator("queue_sizes")
     @classmethod
     def _sizes(cls, value: list[int]) -> list[int]:

@@ -55,10 +55,12 @@ class LoadConfig(Strict):
 class EnvironmentConfig(Strict):
     nodes: int = Field(100, gt=0)
     performance: Range = Range(low=2, high=10)
+    performance_step: float = Field(0.0, ge=0)
     horizon: float = Field(1200, gt=0)
     q: Range = Range(low=0, high=10)
     price: PriceConfig = PriceConfig()
     local_load: LoadConfig = LoadConfig()
+    horizon_start_edge: Literal["neighbour", "none", "history"] = "neighbour"
 
     @field_validator("performance")
     @classmethod
@@ -71,10 +73,12 @@ class EnvironmentConfig(Strict):
         return EnvironmentSpec(
             nodes=self.nodes,
             performance=self.performance.as_tuple(),
+            performance_step=self.performance_step,
             horizon=self.horizon,
             q=self.q.as_tuple(),
             price=PriceModel(**self.price.model_dump()),
             local_load=LocalLoad(**self.local_load.model_dump()),
+            horizon_start_edge=self.horizon_start_edge,
         )
 
 

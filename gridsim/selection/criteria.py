@@ -318,7 +318,9 @@ def _nearest(slot_start, slot_end, q, cost, start, runtime):
 
 
 def _farthest(slot_start, slot_end, q, cost, start, runtime):
-    return -np.maximum(start - slot_start, slot_end - (start + runtime))
+    left, right = start - slot_start, slot_end - (start + runtime)
+    # A slot with no neighbour on the left (slot_start = -inf) has its farthest task on the right.
+    return -np.where(np.isinf(left), right, np.maximum(left, right))
 
 
 def _additive(
@@ -358,7 +360,15 @@ def _centred(function):
 
     def bound(slot_start, slot_end, q, cost, runtime, lo, hi):
         centre = np.clip((slot_start + slot_end - runtime) / 2, lo, hi)
-        return function(slot_start, slot_end, q, cost, centre, runtime)
+        value = function(slot_start, slot_end, q, cost, centre, runtime)
+        # Without a left neighbour (slot_start = -inf) the centre is at -inf, so clipped to
+        # lo: right for DEP (nearest on the right, largest at the earliest start), while
+        # COORD's distance to the right shrinks up to the latest start, hi.
+        edge = np.isneginf(slot_start)
+        if np.any(edge):
+            latest = function(slot_start, slot_end, q, cost, hi, runtime)
+            value = np.where(edge, np.maximum(value, latest), value)
+        return value
 
     return bound
 

@@ -17,7 +17,7 @@ docs/jobflow.md, "Neighbour distances at the profile's edges".
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import numpy as np
 
@@ -28,17 +28,24 @@ from gridsim.selection.window_search import _NEG, _Step, choose_cheapest, find_w
 ADJACENT = 1e-6
 
 
-def choose_in_slot_order(step: _Step, count: int, value) -> object:
+def choose_in_slot_order(
+    step: _Step, count: int, value, equal_starts: str = "node", ties: str = "fastest"
+) -> object:
     """Backfilling without tie-break rules: at every step take the first ``count`` member slots
     in slot order (start, then node) [TY20, Sec. 3.2, Fig. 2], falling back to the cheapest
     subset where they break the budget; keep the step with the best ``value``.
+
+    ``equal_starts`` orders slots that start together (``node``: by node, the slot list's
+    order; ``fastest``/``slowest``: by performance); ``ties`` decides between steps of equal
+    value (``fastest``: the faster slowest node, as the general search's group loop meets
+    them; ``slowest``: the slower one, passed on as the key's secondary value).
     """
     if count == 0:
         return choose_cheapest(step, count, lambda s, picks, total: value(s.start, s.runtime))
-    if np.isinf(step.budget_left).all():
+    if np.isinf(step.budget_left).all() and equal_starts == "node" and ties == "fastest":
         return _first_in_slot_order_unlimited(step, count, value)
     # The first ``count`` members in slot order (columns are kept in price order).
-    in_order = np.argsort(step.columns, kind="stable")
+    in_order = _slot_order(step, equal_starts)
     member = step.member[:, in_order]
     rank = np.cumsum(member, axis=1)
     first = np.full((len(step.start), count), -1, dtype=np.int64)
@@ -56,8 +63,18 @@ def choose_in_slot_order(step: _Step, count: int, value) -> object:
         return None
     score = np.where(affordable, value(step.start, step.runtime), _NEG)
     performance = step.slots.performance[step.sigma]
-    row = int(np.lexsort((step.start, -performance, -score))[0])
-    return step.choice(row, float(score[row]), 0.0, chosen[row])
+    secondary = -performance if ties == "slowest" else np.zeros_like(performance)
+    row = int(np.lexsort((step.start, -performance, -secondary, -score))[0])
+    return step.choice(row, float(score[row]), float(secondary[row]), chosen[row])
+
+
+def _slot_order(step: _Step, equal_starts: str) -> np.ndarray:
+    """Column positions in slot-list order; ``equal_starts`` orders slots that start together."""
+    if equal_starts == "node":
+        return np.argsort(step.columns, kind="stable")  # the list is sorted by (start, node)
+    performance = step.slots.performance[step.columns]
+    sign = -1.0 if equal_starts == "fastest" else 1.0
+    return np.lexsort((step.columns, sign * performance, step.slots.start[step.columns]))
 
 
 def _first_in_slot_order_unlimited(step: _Step, count: int, value) -> object:
@@ -85,10 +102,62 @@ class _InSlotOrder:
 @register
 @dataclass(frozen=True)
 class BFstart(_InSlotOrder, FirstFit):
-    """FirstFit's ``z_i = -start``, slots in order: the earliest start [TY20, Sec. 4.1, item 1]."""
+    """FirstFit's ``z_i = -start``, slots in order: the earliest start [TY20, Sec. 4.1, item 1].
+
+    Readings of "start time minimisation" the paper leaves open (docs/model.md, "BFstart"):
+
+    * ``start_of``: ``window`` -- ``s_i.startTime`` is the start of the task cut from the slot,
+      the window's start (default; the same reading as BFfinish's ``s_i.finishTime``);
+      ``slot`` -- the start of the free slot itself, so the window takes the slots that have
+      been free longest (``z_i = -slot start``, exact subset allocation).
+    * ``ties``: among windows with the same start, the one with the ``fastest`` slowest node
+      (default: the general search walks performance groups from the fastest [TY18, Sec.
+      3.2]) or the ``slowest``.
+    * ``equal_starts``: which of the slots that start together the search sees first, so
+      which fill the window: in ``node`` order (default, the slot list's order), ``fastest``
+      or ``slowest`` first.
+    """
 
     name: ClassVar[str] = "BFstart"
     summary: ClassVar[str] = "backfilling, earliest start, slots in order [TY20, Sec. 4.1]"
+    start_of: Literal["window", "slot"] = "window"
+    ties: Literal["fastest", "slowest"] = "fastest"
+    equal_starts: Literal["node", "fastest", "slowest"] = "node"
+
+    def __post_init__(self) -> None:
+        _check_choice("start_of", self.start_of, ("window", "slot"))
+        _check_choice("ties", self.ties, ("fastest", "slowest"))
+        _check_choice("equal_starts", self.equal_starts, ("node", "fastest", "slowest"))
+        if self.start_of == "slot" and (self.ties, self.equal_starts) != ("fastest", "node"):
+            raise ValueError("start_of=slot chooses slots by their start: ties and "
+                             "equal_starts apply to start_of=window only")  # fmt: skip
+
+    def search(self, profile, request):
+        criterion = _OWN_SLOT_START if self.start_of == "slot" else self
+        return find_window(profile.slot_table(), request, criterion)
+
+    def choose(self, step, count, incumbent):
+        return choose_in_slot_order(step, count, self.value, self.equal_starts, self.ties)
+
+
+def _check_choice(field_name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{field_name} must be one of {', '.join(allowed)}; got {value!r}")
+
+
+@dataclass(frozen=True)
+class _OwnSlotStart(_Additive):
+    """``z_i = -(start of the free slot)``: BFstart with ``start_of=slot``."""
+
+    def slot_values(self, slot_start, slot_end, q, cost, start, runtime, performance=None):
+        shape = np.broadcast_shapes(np.shape(slot_start), np.shape(start))
+        return -np.broadcast_to(slot_start, shape)
+
+    def slot_value_bound(self, slot_start, slot_end, q, cost, runtime, lo, hi, performance=None):
+        return -np.asarray(slot_start, dtype=float)
+
+
+_OWN_SLOT_START = _OwnSlotStart()
 
 
 @register
@@ -172,22 +241,37 @@ class PAST(_Placement):
     """PAST-like tie-break rules on top of the finish time [TY20, Sec. 4.1, item 2].
 
     ``z = -finish - alpha1 * p + delta1 * [L_right == 0] + delta1 * [L_left == 0]
-    - alpha2 * L_right`` (rule 2 exactly as printed in the paper).
+    - alpha2 * L_right``: rule 2 ``as_printed`` in the paper's formula (default). The prose
+    of the same rule says "maximize length of idle slots left"; ``rule2: as_described``
+    reads it so, ``+ alpha2 * L_right`` (docs/model.md, "PAST's rule 2").
     """
 
     name: ClassVar[str] = "PAST"
     summary: ClassVar[str] = "finish time with PAST-like adjacency rules [TY20, Sec. 4.1]"
+    rule2: Literal["as_printed", "as_described"] = "as_printed"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_choice("rule2", self.rule2, ("as_printed", "as_described"))
+
+    @property
+    def _rule2_sign(self) -> float:
+        return -1.0 if self.rule2 == "as_printed" else 1.0
 
     def slot_values(self, slot_start, slot_end, q, cost, start, runtime, performance=None):
         left, right = self._distances(slot_start, slot_end, start, runtime)
         z = self._base(start, runtime, performance)
         z = z + self.delta1 * (right <= ADJACENT) + self.delta1 * (left <= ADJACENT)
-        return z - self.alpha2 * np.where(np.isinf(right), 0.0, right)
+        return z + self._rule2_sign * self.alpha2 * np.where(np.isinf(right), 0.0, right)
 
     def slot_value_bound(self, slot_start, slot_end, q, cost, runtime, lo, hi, performance=None):
-        (left_min, _), (right_min, _) = self._distance_ranges(slot_start, slot_end, runtime, lo, hi)
+        (left_min, _), (right_min, right_max) = self._distance_ranges(
+            slot_start, slot_end, runtime, lo, hi
+        )
         z = self._base(lo, runtime, performance)
         z = z + self.delta1 * (right_min <= ADJACENT) + self.delta1 * (left_min <= ADJACENT)
+        if self.rule2 == "as_described":  # the bonus is largest at the largest L_right
+            return z + self.alpha2 * np.where(np.isinf(right_max), 0.0, right_max)
         # The penalty is smallest at the smallest L_right (alpha2 >= 0).
         return z - self.alpha2 * np.where(np.isinf(right_min), 0.0, np.maximum(right_min, 0.0))
 

@@ -8,6 +8,7 @@ their busy intervals (local jobs, advance reservations, maintenance) over the ho
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -81,22 +82,49 @@ class EnvironmentSpec:
 
     nodes: int = 100
     performance: tuple[float, float] = (2.0, 10.0)
+    #: Performance granularity: 0 draws real values ``U[low, high]``; a step ``s > 0`` draws
+    #: uniformly among the levels ``low, low + s, ...`` up to ``high`` (1: whole numbers).
+    performance_step: float = 0.0
     horizon: float = 1200.0
     q: tuple[float, float] = (0.0, 10.0)
     price: PriceModel = PriceModel()
     local_load: LocalLoad = LocalLoad()
+    #: What a free slot that opens at the horizon start has on its left (docs/model.md,
+    #: "Neighbour distances at the edges"): ``neighbour`` -- the horizon start counts as a
+    #: neighbouring task; ``none`` -- no neighbour on that side (``L_left`` is infinite, the
+    #: nearest and farthest task are both on the right); ``history`` -- the nodes ran local
+    #: load before the interval too: one more horizon of it is drawn before time 0 and
+    #: ``L_left`` reaches back to it.
+    horizon_start_edge: Literal["neighbour", "none", "history"] = "neighbour"
 
 
 @dataclass(frozen=True)
 class Environment:
-    """A generated instance: nodes and their busy intervals over the horizon."""
+    """A generated instance: nodes and their busy intervals over the horizon.
+
+    ``horizon_start`` is where the profile's slots may begin (0, ``-inf`` without a
+    neighbour at the edge, ``-horizon`` with a history); windows still start at 0 or later.
+    """
 
     nodes: tuple[Node, ...]
     busy: tuple[tuple[tuple[float, float], ...], ...]
     horizon: float
+    horizon_start: float = 0.0
 
     def profile(self) -> Profile:
-        return Profile(self.nodes, self.busy, 0.0, self.horizon)
+        return Profile(self.nodes, self.busy, self.horizon_start, self.horizon)
+
+
+def draw_performance(
+    bounds: tuple[float, float], step: float, count: int, rng: np.random.Generator
+) -> np.ndarray:
+    """``count`` node performances: real values in ``bounds`` (``step`` 0), or levels ``step``
+    apart from the low end (docs/model.md, "Performance granularity")."""
+    low, high = bounds
+    if step <= 0:
+        return rng.uniform(low, high, size=count)
+    levels = int(np.floor((high - low) / step + 1e-9)) + 1
+    return low + step * rng.integers(0, levels, size=count)
 
 
 def generate_environment(spec: EnvironmentSpec, rng: np.random.Generator) -> Environment:
@@ -104,11 +132,22 @@ def generate_environment(spec: EnvironmentSpec, rng: np.random.Generator) -> Env
 
     Draw order is fixed (performance, price, q, load) so a scenario and seed give one instance.
     """
-    performance = rng.uniform(*spec.performance, size=spec.nodes)
+    performance = draw_performance(spec.performance, spec.performance_step, spec.nodes, rng)
     price = spec.price.draw(performance, rng)
     q = rng.uniform(*spec.q, size=spec.nodes)
     nodes = tuple(
         Node(i, float(performance[i]), float(price[i]), float(q[i])) for i in range(spec.nodes)
     )
     busy = spec.local_load.draw(spec.nodes, spec.horizon, rng)
-    return Environment(nodes, tuple(tuple(b) for b in busy), spec.horizon)
+    horizon_start = 0.0
+    if spec.horizon_start_edge == "none":
+        horizon_start = -math.inf
+    elif spec.horizon_start_edge == "history":
+        # Drawn after everything else: the instance inside the horizon stays the same.
+        before = spec.local_load.draw(spec.nodes, spec.horizon, rng)
+        busy = [
+            [(a - spec.horizon, b - spec.horizon) for a, b in earlier] + later
+            for earlier, later in zip(before, busy, strict=True)
+        ]
+        horizon_start = -spec.horizon
+    return Environment(nodes, tuple(tuple(b) for b in busy), spec.horizon, horizon_start)

@@ -49,7 +49,9 @@ def test_past_rules_by_hand():
     assert past.slot_values(5.0, np.inf, 0, 0, 10.0, 10.0, performance=4.0) == pytest.approx(-20.4)
 
 
-@pytest.mark.parametrize("criterion", [CoP(), PAST()])
+@pytest.mark.parametrize(
+    "criterion", [CoP(), PAST(), PAST(rule2="as_described"), PAST(rule2="as_described", alpha2=0.5)]
+)
 def test_slot_value_bound_is_an_upper_bound(criterion):
     rng = np.random.default_rng(3)
     for _ in range(300):
@@ -90,7 +92,9 @@ def brute_force(profile, request, criterion):
     return best
 
 
-@pytest.mark.parametrize("name", ["CoP", "PAST"])
+@pytest.mark.parametrize(
+    "name", ["CoP", "PAST", {"name": "PAST", "rule2": "as_described", "alpha2": 0.5}]
+)
 def test_window_search_finds_the_brute_force_optimum(name):
     criterion = build_criterion(name)
     rng = np.random.default_rng(11)

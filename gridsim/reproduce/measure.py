@@ -1,0 +1,228 @@
+"""gridsim's side of a published figure: run its scenario, then measure every row.
+
+Consumes a :class:`~gridsim.reproduce.catalogue.Figure`, a replication count and optional
+scenario overrides (``--set environment.performance_step=0``: the readings the papers leave
+open are scenario parameters); produces one :class:`Measured` per row. Scenarios run through
+:func:`gridsim.experiments.runner.run_experiment`, so the numbers are those ``gridsim run``
+gives for the same scenario, seed and count, bit for bit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from gridsim.analysis.stats import mean_interval
+from gridsim.config import ScenarioError, read_yaml
+from gridsim.experiments.kinds import load_scenario
+from gridsim.reproduce.catalogue import Figure, Row
+
+NAN = math.nan
+
+
+@dataclass(frozen=True)
+class Measured:
+    """gridsim's value of a row with its 95% half-width, and the paired relative difference
+    (%) against the figure's baseline where there is one."""
+
+    value: float
+    ci95: float = NAN
+    difference: float = NAN
+    difference_ci95: float = NAN
+
+
+@dataclass(frozen=True)
+class Tables:
+    """What one scenario run gave: its runs (and, for cloud runs, its progress) table."""
+
+    runs: pd.DataFrame
+    progress: pd.DataFrame | None
+
+
+def scenario_with_overrides(path: Path, overrides: Sequence[str]) -> tuple[Any, str]:
+    """The scenario at ``path`` with ``KEY.PATH=VALUE`` overrides applied (YAML values;
+    ``providers.*.vm_failure_rate_per_h=0.1`` sets it in every list element)."""
+    document, text = read_yaml(path)
+    for item in overrides:
+        key, separator, value = item.partition("=")
+        if not separator or not key:
+            raise ScenarioError(f"--set {item!r}: expected KEY=VALUE, e.g. environment.nodes=32")
+        _set_path(document, key.split("."), yaml.safe_load(value), item)
+    if overrides:
+        text = f"# {path.name} with --set {' '.join(overrides)}\n" + yaml.safe_dump(
+            document, sort_keys=False
+        )
+    return load_scenario(text)
+
+
+def _set_path(document: Any, keys: list[str], value: Any, item: str) -> None:
+    """Set ``value`` at a dotted path; a list index may be ``*`` (every element)."""
+    node = document
+    for position, key in enumerate(keys[:-1]):
+        if key == "*" and isinstance(node, list):
+            for element in node:
+                _set_path(element, keys[position + 1 :], value, item)
+            return
+        node = node[int(key)] if isinstance(node, list) else node.setdefault(key, {})
+        if not isinstance(node, dict | list):
+            raise ScenarioError(f"--set {item!r}: {key} is not a section")
+    last = keys[-1]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+
+
+def run_figure_scenario(
+    figure: Figure,
+    replications: int,
+    overrides: Sequence[str] = (),
+    jobs: int | None = None,
+    out_dir: Path | None = None,
+    progress: bool = True,
+    command: str | None = None,
+) -> Tables:
+    """Run the figure's scenario; the tables the rows are measured on.
+
+    Without ``out_dir`` the run still streams its per-job and per-task tables to a temporary
+    folder (2000 job-flow replications hold millions of rows); only the tables the rows need
+    are kept.
+    """
+    from gridsim.experiments.runner import run_experiment
+
+    scenario, text = scenario_with_overrides(figure.scenario_path(), overrides)
+    folder = contextlib.nullcontext(out_dir) if out_dir else tempfile.TemporaryDirectory()
+    with folder as where:
+        result = run_experiment(
+            scenario,
+            text,
+            replications=replications,
+            jobs=jobs,
+            out_dir=Path(where),
+            command=command,
+            progress=progress,
+        )
+        if result.status != "complete":
+            raise RuntimeError(f"{figure.scenario}: run {result.status}: {result.error}")
+        runs = derived_columns(scenario.kind, result.tables["runs"])
+        return Tables(runs, result.tables.get("progress"))
+
+
+def derived_columns(kind: str, runs: pd.DataFrame) -> pd.DataFrame:
+    """Columns the published numbers need that a kind's runs table does not hold."""
+    if kind == "cloud":
+        hourly = runs["throughput_samples_per_s"] * 3600 / 1000
+        return runs.assign(k_samples_per_pilot_hour=hourly / runs["mean_pilots"])
+    if kind == "batch":
+        # The paper counts a cycle only when every job has an alternative under both
+        # searches; totals are compared where every policy met the goal's limit.
+        served = runs.groupby("replication")["all_jobs_served"].transform("all")
+        runs = runs[served].copy()
+        runs["comparable"] = runs.groupby(["replication", "goal"])["feasible"].transform("all")
+    return runs
+
+
+def measure_row(figure: Figure, row: Row, tables: Tables | None) -> Measured:
+    """gridsim's value for one published row."""
+    if row.kind == "model":
+        return _model_overhead(row)
+    assert tables is not None
+    runs = _selected(tables.runs, row)
+    if row.kind == "mean":
+        value, half, _ = mean_interval(_of(runs, row.policy)[row.metric])
+        if figure.baseline and row.policy != figure.baseline:
+            return Measured(value, half, *_paired_relative(runs, row, figure.baseline, "versus"))
+        return Measured(value, half)
+    if row.kind == "relative":
+        return Measured(*_paired_relative(runs, row, row.versus, row.reference))
+    if row.kind == "pooled":
+        return Measured(*_ratio_of_sums(_of(runs, row.policy), row.metric, row.per))
+    return Measured(*_crossing_hours(tables.progress, row))
+
+
+def _selected(runs: pd.DataFrame, row: Row) -> pd.DataFrame:
+    for column, value in row.selector().items():
+        runs = runs[runs[column] == value]
+    if "comparable" in runs.columns and row.metric in ("total_time", "total_cost"):
+        runs = runs[runs["comparable"]]
+    return runs
+
+
+def _of(runs: pd.DataFrame, policy: str) -> pd.DataFrame:
+    part = runs[runs["policy"] == policy]
+    if part.empty:
+        known = ", ".join(map(str, runs["policy"].unique()))
+        raise ScenarioError(f"policy {policy!r} has no runs in this scenario (it has {known})")
+    return part
+
+
+def _paired_relative(runs: pd.DataFrame, row: Row, versus: str, reference: str):
+    """Mean and half-width over replications of ``100 (policy - versus) / reference``."""
+    for policy in (row.policy, versus):
+        _of(runs, policy)  # a clear error for a policy the scenario does not run
+    table = runs.pivot_table(index="replication", columns="policy", values=row.metric)
+    pairs = table[[row.policy, versus]].dropna()
+    base = pairs[row.policy if reference == "policy" else versus]
+    relative = 100 * (pairs[row.policy] - pairs[versus]) / base
+    value, half, _ = mean_interval(relative.to_numpy())
+    return value, half
+
+
+def _ratio_of_sums(runs: pd.DataFrame, metric: str, per: str) -> tuple[float, float]:
+    """``sum(metric) / sum(per)`` with a linearised 95% half-width."""
+    numerator, denominator = runs[metric].to_numpy(float), runs[per].to_numpy(float)
+    ratio = numerator.sum() / denominator.sum()
+    residual = numerator - ratio * denominator
+    _, half, _ = mean_interval(residual)
+    return float(ratio), float(half / denominator.mean())
+
+
+def _crossing_hours(progress: pd.DataFrame | None, row: Row) -> tuple[float, float]:
+    """When ``policy``'s completed samples overtake ``versus``'s for good, in hours.
+
+    Per replication, on the union of both production curves' change times: the first time
+    after the last instant at which ``policy`` had completed fewer samples.
+    """
+    if progress is None:
+        raise ScenarioError("a crossing row needs a cloud scenario (a progress table)")
+    times = []
+    for _, part in progress.groupby("replication"):
+        mine, theirs = (part[part["policy"] == p] for p in (row.policy, row.versus))
+        grid = np.union1d(mine["time_s"], theirs["time_s"])
+        behind = _step(mine, grid) < _step(theirs, grid)
+        if not behind.any():
+            times.append(0.0)
+        else:
+            last = int(np.flatnonzero(behind)[-1])
+            times.append(grid[last + 1] / 3600 if last + 1 < len(grid) else NAN)
+    value, half, _ = mean_interval(times)
+    return value, half
+
+
+def _step(curve: pd.DataFrame, grid: np.ndarray) -> np.ndarray:
+    """A production curve (samples completed after each change) read at ``grid`` times."""
+    curve = curve.sort_values("time_s", kind="stable")
+    position = np.searchsorted(curve["time_s"].to_numpy(), grid, side="right") - 1
+    samples = curve["samples_completed"].to_numpy(float)
+    return np.where(position >= 0, samples[np.maximum(position, 0)], 0.0)
+
+
+def _model_overhead(row: Row) -> Measured:
+    """[RRM] Fig. 1: the overhead share of eq. 3 at the paper's settings (t_si/2 = 5 s,
+    t_pi = 30 s, D/BW = 2 s)."""
+    from gridsim.cloud.turnaround import NAGANO, MiddlewareIntervals, overhead_fraction
+
+    bandwidth = NAGANO.data_size_mb / 2.0  # D/BW = 2 s
+    share = overhead_fraction(
+        row.samples, row.performance_w, bandwidth, NAGANO, MiddlewareIntervals(10.0, 30.0)
+    )
+    return Measured(100 * float(share), 0.0)

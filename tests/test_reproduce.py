@@ -1,0 +1,139 @@
+"""``gridsim reproduce``: the published numbers, the comparison tables and their verdicts."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from gridsim.cli import main
+from gridsim.experiments.kinds import load_scenario
+from gridsim.experiments.runner import run_experiment
+from gridsim.reproduce import find_figure, load_catalogue
+from gridsim.reproduce.catalogue import Figure
+from gridsim.reproduce.measure import Measured
+from gridsim.reproduce.report import published_difference, verdict
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_every_figure_names_an_existing_scenario_and_unique_rows():
+    figures = load_catalogue().figures
+    ids = [figure.id for figure in figures]
+    for wanted in ("003-fig1", "003-fig2", "000-table1", "002-table2", "002-table3",
+                   "001-sec5", "004-fig1", "004-fig2", "004-fig3", "004-makespan"):  # fmt: skip
+        assert wanted in ids
+    for figure in figures:
+        if figure.scenario:
+            assert figure.scenario_path().exists(), figure.scenario
+        names = [row.name for row in figure.rows]
+        assert len(set(names)) == len(names), figure.id
+
+
+def test_list_names_every_figure():
+    result = invoke("reproduce", "--list")
+    assert result.exit_code == 0
+    assert [line.split()[0] for line in result.output.splitlines()] == [
+        figure.id for figure in load_catalogue().figures
+    ]
+
+
+def _table_lines(output: str, figure_id: str) -> list[list[str]]:
+    block = output.split(f"{figure_id}: ")[1].split("\n\n")[0].splitlines()
+    return [[cell.strip() for cell in line.split("  ") if cell.strip()] for line in block[1:]]
+
+
+def test_two_figures_at_tiny_counts_print_and_write_one_table_each(tmp_path):
+    out = tmp_path / "reproduced"
+    for figure_id in ("002-table2", "000-table1"):
+        result = invoke("reproduce", figure_id, "-r", 2, "-j", 1, "-q", "-o", out)
+        assert result.exit_code == 0, result.output
+        figure = find_figure(figure_id)
+        lines = _table_lines(result.output, figure_id)
+        header = lines[0]
+        assert header[:3] == ["row", "published", "gridsim ± 95%"]
+        assert header[-1] == "verdict"
+        if figure.baseline:
+            assert header[3:5] == [f"vs {figure.baseline}, %", "paper %"]
+        assert len(lines) == 1 + len(figure.rows)
+        assert {line[-1].strip() for line in lines[1:]} <= {
+            "within 5%", "relation holds", "not reproduced"
+        }  # fmt: skip
+        table = pd.read_csv(out / f"{figure_id}.csv")
+        assert list(table["row"]) == [row.name for row in figure.rows]
+        assert table["gridsim"].notna().all()
+        assert (out / f"{figure_id}.txt").read_text().startswith(f"{figure_id}: ")
+
+
+def test_reproduce_gives_the_runner_s_numbers_for_the_same_count():
+    figure = find_figure("000-table1")
+    from gridsim.reproduce import reproduce
+
+    table, _ = reproduce(figure, 2, jobs=1, progress=False)
+    scenario, text = load_scenario(figure.scenario_path())
+    runs = run_experiment(scenario, text, replications=2, jobs=1, progress=False).tables["runs"]
+    cell = runs[runs["policy"] == "DEP"]["L_minSum"]
+    assert table.set_index("row").loc["DEP L_minSum", "gridsim"] == cell.mean()
+
+
+def test_set_overrides_a_scenario_field_and_bad_input_is_one_line():
+    result = invoke("reproduce", "000-table1", "-r", 2, "-j", 1, "-q",
+                    "--set", "environment.horizon_start_edge=none")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = dict((line[0].strip(), line) for line in _table_lines(result.output, "000-table1"))
+    # Without a neighbour at the horizon start FirstFit's tasks (all at 0) have their nearest
+    # and farthest task on the right: the same distance.
+    assert lines["FirstFit L_minSum"][2] == lines["FirstFit L_maxSum"][2]
+    for args, message in (
+        (["reproduce", "no-such-figure"], "unknown figure"),
+        (["reproduce"], "name FIGUREs or --all"),
+        (["reproduce", "000-table1", "--set", "environment.horizon_start_edge=far"],
+         "environment.horizon_start_edge"),
+        (["reproduce", "000-table1", "--set", "oops"], "expected KEY=VALUE"),
+    ):  # fmt: skip
+        result = invoke(*args)
+        assert result.exit_code == 2
+        assert message in result.output and "Traceback" not in result.output
+
+
+def _figure(**rows) -> Figure:
+    cells = [
+        {"queue_size": 50, "policy": "BFfinish", "metric": "mean_finish", "published": 300.0},
+        {"queue_size": 50, "policy": "CoP", "metric": "mean_finish", "published": 297.0},
+        {"queue_size": 50, "policy": "PAST", "metric": "mean_finish", "published": 300.1},
+    ]
+    return Figure.model_validate({
+        "id": "x", "paper": "002", "cite": "TY20", "source": "Table 2", "title": "t",
+        "replications": {"paper": 2000, "quick": 2}, "baseline": "BFfinish",
+        "rows": cells, **rows,
+    })  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("row", "measured", "expected"),
+    [
+        # CoP published 1% below BFfinish: within 5% only if gridsim's CoP is also below it
+        (1, Measured(298.0, 2.0, -0.8, 0.2), "within 5%"),
+        (1, Measured(298.0, 2.0, -0.1, 0.2), "not reproduced"),
+        (1, Measured(250.0, 2.0, -0.8, 0.2), "relation holds"),
+        # PAST published equal to BFfinish (0.03% < equal_within): an interval around zero holds
+        (2, Measured(299.0, 2.0, 0.05, 0.2), "within 5%"),
+        (2, Measured(299.0, 2.0, 1.0, 0.2), "not reproduced"),
+        # the baseline has no relation, only its value
+        (0, Measured(330.0, 2.0), "not reproduced"),
+        (0, Measured(310.0, 2.0), "within 5%"),
+    ],
+)
+def test_verdicts(row, measured, expected):
+    figure = _figure()
+    assert verdict(figure, figure.rows[row], measured) == expected
+
+
+def test_published_difference_is_the_papers_own_relative_difference():
+    figure = _figure()
+    assert math.isnan(published_difference(figure, figure.rows[0]))
+    assert published_difference(figure, figure.rows[1]) == pytest.approx(-1.0)
