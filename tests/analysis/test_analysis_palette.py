@@ -72,9 +72,11 @@ def _neighbouring_bars_differ(figure) -> bool:
     """Next bars on a row, and bars of adjacent rows that overlap in time, look different
     unless they are the same job (its label is on both)."""
     bars = _bars(figure)
-    labels = {(round(t.get_position()[1]), t.get_position()[0]): t.get_text()
+    # A label sits at its bar's middle; rounded, as a bar's ends come back from its path.
+    labels = {(round(t.get_position()[1]), round(t.get_position()[0], 6)): t.get_text()
               for t in figure.axes[0].texts}  # fmt: skip
-    job = {i: labels.get((row, (x0 + x1) / 2)) for i, (row, x0, x1, _, _) in enumerate(bars)}
+    job = {i: labels.get((row, round((x0 + x1) / 2, 6)))
+           for i, (row, x0, x1, _, _) in enumerate(bars)}  # fmt: skip
     assert sum(label is not None for label in job.values()) == len(labels)  # every job bar
     for (i, a), (j, b) in itertools.combinations(enumerate(bars), 2):
         if job[i] is None or job[j] is None or job[i] == job[j]:
