@@ -292,9 +292,12 @@ class _Additive(Criterion):
 
     def _lite_scores(self, step, picks, total):
         """z of sigma plus z of each row's cheapest members (only those are evaluated)."""
-        chosen = step.columns[np.maximum(picks, 0)]
-        values = self._values_at(step, chosen, step.start[:, None], step.runtime[:, None])
-        values = np.where(picks >= 0, np.broadcast_to(values, picks.shape), 0.0)
+        values = np.zeros(picks.shape)
+        member = np.flatnonzero(picks.ravel() >= 0)
+        row = member // picks.shape[1]
+        slot = picks.ravel()[member]
+        z = self._values_at(step, slot, step.start[row], step.runtime[row])
+        values.ravel()[member] = np.broadcast_to(z, member.shape)
         return self._sigma_values(step) + values.sum(axis=1)
 
     def score(self, window, nodes):

@@ -57,7 +57,7 @@ def choose_in_slot_order(
     )
     cheap, _cheap_cost, cheap_ok = step.cheapest(count)
     use_first = complete & (first_cost <= step.budget_left)
-    chosen = np.where(use_first[:, None], first, cheap)
+    chosen = np.where(use_first[:, None], step.columns[first], cheap)
     affordable = use_first | cheap_ok
     if not affordable.any():
         return None
@@ -88,7 +88,7 @@ def _first_in_slot_order_unlimited(step: _Step, count: int, value) -> object:
     performance = step.slots.performance[step.sigma]
     row = int(np.lexsort((step.start, -performance, -score))[0])
     members = np.flatnonzero(member[row])
-    first = members[np.argsort(step.columns[members], kind="stable")[:count]]
+    first = np.sort(step.columns[members])[:count]
     return step.choice(row, float(score[row]), 0.0, first)
 
 

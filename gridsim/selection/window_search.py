@@ -36,6 +36,7 @@ import numpy as np
 
 from gridsim.model import Request, Slot, Window
 from gridsim.profile import SlotTable
+from gridsim.selection.members import MemberSets
 from gridsim.selection.subset import best_subset
 
 if TYPE_CHECKING:
@@ -79,6 +80,11 @@ class Candidates:
 
     def __len__(self) -> int:
         return len(self.start)
+
+    @cached_property
+    def member_sets(self) -> MemberSets:
+        """Bitsets for the members of many steps at once (built on first use)."""
+        return MemberSets.of(self)
 
 
 @dataclass(frozen=True)
@@ -251,22 +257,12 @@ def _steps(slots: Candidates, sigmas: np.ndarray, runtime: np.ndarray, request: 
         row_start = row_start[fits]
     if len(row_step) == 0:
         return None
-    columns = np.arange(int(row_step.max()) + 1)
-    # Only slots that some row could use: fast enough and still free at some row's finish.
-    columns = columns[
-        (perf[columns] >= perf[row_sigma].min())
-        & (slots.end[columns] >= (row_start + row_runtime).min() * (1 - 1e-15))
-    ]
-    # Cheapest first: cost is runtime x price, so the cheapest members of every row are its
-    # first members in this order (see _Step.cheapest).
-    columns = columns[np.argsort(slots.price[columns], kind="stable")]
     return _Step(
         slots=slots,
         sigma=row_sigma,
         runtime=row_runtime,
         start=row_start,
         step=row_step,
-        columns=columns,
         budget_left=request.budget - row_runtime * slots.price[row_sigma],
     )
 
@@ -275,8 +271,8 @@ def _steps(slots: Candidates, sigmas: np.ndarray, runtime: np.ndarray, request: 
 class _Step:
     """Steps of a batch of sigmas: rows are (sigma, start) pairs, columns candidate slots.
 
-    Columns are in price order. The membership and cost matrices are built on first use:
-    the cheapest-subset criteria only look at the first columns of each row.
+    The cheapest members of every row come from bitsets (:meth:`cheapest`); the exact search
+    builds the membership and cost matrices over ``columns``, on first use.
     """
 
     slots: Candidates
@@ -284,8 +280,25 @@ class _Step:
     runtime: np.ndarray  # (rows,)
     start: np.ndarray  # (rows,)
     step: np.ndarray  # (rows,) index of the slot whose start is the row's start
-    columns: np.ndarray  # (cols,) indices into slots, cheapest first
     budget_left: np.ndarray  # (rows,) budget once sigma is paid for
+
+    @cached_property
+    def columns(self) -> np.ndarray:
+        """(cols,) indices into slots, cheapest first: the slots some row could use."""
+        slots = self.slots
+        columns = np.arange(int(self.step.max()) + 1)
+        # Only slots that some row could use: fast enough and still free at some row's finish.
+        columns = columns[
+            (slots.performance[columns] >= slots.performance[self.sigma].min())
+            & (slots.end[columns] >= self._least_finish)
+        ]
+        return columns[np.argsort(slots.price[columns], kind="stable")]
+
+    @property
+    def _least_finish(self) -> float:
+        """Columns end no earlier than this; ``* (1 - 1e-15)`` keeps a historical margin, which
+        drops nothing a row can use unless finish times are negative."""
+        return (self.start + self.runtime).min() * (1 - 1e-15)
 
     @cached_property
     def member(self) -> np.ndarray:
@@ -314,10 +327,10 @@ class _Step:
             runtime=self.runtime[enough],
             start=self.start[enough],
             step=self.step[enough],
-            columns=self.columns[used],
             budget_left=self.budget_left[enough],
         )
-        compacted.__dict__["member"] = member[enough][:, used]  # fill the cached property
+        compacted.__dict__["columns"] = self.columns[used]  # fill the cached properties
+        compacted.__dict__["member"] = member[enough][:, used]
         return compacted
 
     def member_block(self, rows: np.ndarray, block: slice) -> np.ndarray:
@@ -338,33 +351,24 @@ class _Step:
     def cheapest(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per row: the ``count`` cheapest members, their total cost, and affordability.
 
-        The members are column positions, ``(rows, count)``, ``-1`` where a row has fewer.
-        Columns are sorted by price, so they are the row's first ``count`` members: blocks of
-        columns are scanned until every row has them (most rows need only the first block).
+        The members are slot indices, ``(rows, count)``, cheapest first (ties: list order),
+        ``-1`` where a row has fewer (:class:`~gridsim.selection.members.MemberSets`).
         """
-        rows = len(self.start)
-        picks = np.full((rows, count), -1, dtype=np.int64)
-        found = np.zeros(rows, dtype=np.int64)
-        active = np.arange(rows)
-        begin, width = 0, max(4 * count, 16)
-        while count and len(active) and begin < len(self.columns):
-            block = slice(begin, begin + width)
-            member = self.member_block(active, block)
-            rank = np.cumsum(member, axis=1) + found[active][:, None]
-            take_row, take_col = np.nonzero(member & (rank <= count))
-            picks[active[take_row], rank[take_row, take_col] - 1] = begin + take_col
-            found[active] = np.minimum(rank[:, -1], count)
-            active = active[found[active] < count]
-            begin, width = block.stop, 4 * width
+        sets = self.slots.member_sets
+        finish = self.start + self.runtime
+        members = sets.members(self.step, finish, self.sigma, self.slots.performance[self.sigma])
+        # The members are among ``columns`` (the same margin as there).
+        members &= sets.free_from(self._least_finish)
+        picks, found = sets.cheapest(members, count)
         complete = found == count
-        price = self.slots.price[self.columns]
+        price = self.slots.price
         total = self.runtime * np.where(picks >= 0, price[picks], 0.0).sum(axis=1)
         total = np.where(complete, total, np.inf)
         return picks, total, complete & (total <= self.budget_left)
 
-    def choice(self, row: int, value: float, secondary: float, picks) -> _Choice:
-        """The window of ``row`` with the chosen column positions."""
-        others = tuple(sorted(int(self.columns[p]) for p in picks))
+    def choice(self, row: int, value: float, secondary: float, members) -> _Choice:
+        """The window of ``row`` with the chosen members (slot indices)."""
+        others = tuple(sorted(int(m) for m in members))
         return _Choice(
             self.key(row, value, secondary),
             int(self.sigma[row]),
@@ -378,7 +382,7 @@ def choose_cheapest(step: _Step, count: int, score_rows, secondary_rows=None) ->
     """Take the cheapest affordable subset at every step; keep the row with the best key.
 
     ``score_rows(step, picks, total)`` gives each row's window value for its cheapest
-    members (``picks``: rows x count column positions),
+    members (``picks``: rows x count slot indices),
     ``secondary_rows(total)`` an optional tie-break value.
     """
     picks, total, affordable = step.cheapest(count)
@@ -447,7 +451,7 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> 
                 continue
             picks = members[list(chosen)]
         value = float(sigma_values[row] + values[row, picks].sum())
-        choice = step.choice(row, value, 0.0, picks)
+        choice = step.choice(row, value, 0.0, step.columns[picks])
         if best is None or choice.key > best.key:
             best = choice
     return best if best is not incumbent else None
