@@ -229,11 +229,11 @@ class _Additive(Criterion):
 
     def sigma_bounds(self, slots: Candidates, sigmas, runtimes, request, joinable):
         """z bound of sigma plus the n-1 best bounds among slots that can join it."""
-        can_join, affordable = joinable.can_join, joinable.affordable
+        affordable = joinable.affordable
         others = request.n - 1
         # Bounds only for the (sigma, slot) pairs that can join (most pairs cannot), and
         # sigma's own bound in the same call: rows 0..S-1 are the sigmas, then the pairs.
-        row, col = np.nonzero(can_join)
+        row, col = joinable.pairs
         slot = np.concatenate((sigmas, col))
         runtime = np.concatenate((runtimes, runtimes[row]))
         # Starts sigma allows, cut (for a joining slot) to those that slot allows.
@@ -254,9 +254,11 @@ class _Additive(Criterion):
         own = z[: len(sigmas)]
         if not others:
             return own + np.where(affordable, 0.0, -np.inf)
-        joining = np.full(can_join.shape, -np.inf)
-        joining[row, col] = z[len(sigmas) :]
-        top = -np.partition(-joining, others - 1, axis=1)[:, :others]
+        # The n - 1 largest bounds of each row; minus the bounds, so that np.partition (which
+        # puts the smallest first) gets the same matrix, and so sums the same way, as ever.
+        joining = np.full((len(sigmas), len(slots)), np.inf)
+        joining[row, col] = -z[len(sigmas) :]
+        top = -np.partition(joining, others - 1, axis=1)[:, :others]
         return own + np.where(affordable, top.sum(axis=1), -np.inf)
 
     def _values_at(self, step, slot, start, runtime):

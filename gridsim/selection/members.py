@@ -50,7 +50,9 @@ class MemberSets:
         rank = np.empty(m, dtype=np.int64)
         rank[by_rank] = np.arange(m)
         bit = np.zeros((m, words), dtype=np.uint64)
-        bit[np.arange(m), rank // _BITS] = np.left_shift(np.uint64(1), (rank % _BITS).astype(np.uint64))
+        bit[np.arange(m), rank // _BITS] = np.left_shift(
+            np.uint64(1), (rank % _BITS).astype(np.uint64)
+        )
         by_end = np.argsort(slots.end, kind="stable")
         by_performance = np.argsort(slots.performance, kind="stable")
         return cls(

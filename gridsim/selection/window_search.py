@@ -165,9 +165,9 @@ class Joinable:
         return cls(slots, sigmas, runtimes, request)
 
     @property
-    def can_join(self) -> np.ndarray:
-        """(sigmas, slots) bool."""
-        return self._joined[0]
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The (sigma position, slot) pairs that can join, in row-major order."""
+        return np.divmod(self._joined[0], len(self.slots))
 
     @property
     def affordable(self) -> np.ndarray:
@@ -186,6 +186,7 @@ class Joinable:
 
     @cached_property
     def _joined(self) -> tuple[np.ndarray, np.ndarray]:
+        """Flat indices of the joinable pairs in the (sigmas, slots) matrix, and affordable."""
         slots, sigmas, runtimes = self.slots, self.sigmas, self.runtimes
         perf = slots.performance
         runtime = runtimes[:, None]
@@ -196,18 +197,22 @@ class Joinable:
             & (slots.end[None, :] - slots.start[None, :] >= runtime * (1 - 1e-12))
         )
         can_join[np.arange(len(sigmas)), sigmas] = False
+        pairs = np.flatnonzero(can_join)
         budget_left = self._budget_left
         affordable = budget_left >= 0
         if self._priced:
             others = self.request.n - 1
-            cost = np.where(can_join, runtime * slots.price[None, :], np.inf)
+            row, col = np.divmod(pairs, len(slots))
+            pair_cost = runtimes[row] * slots.price[col]
+            cost = np.full(can_join.shape, np.inf)
+            cost.ravel()[pairs] = pair_cost
             cheapest = np.partition(cost, others - 1, axis=1)[:, :others]
             total = cheapest.sum(axis=1)
             affordable &= total <= budget_left
             with np.errstate(invalid="ignore"):  # inf - inf where fewer than n-1 can join
                 rest_cost = np.where(affordable, total - cheapest.max(axis=1), np.inf)
-            can_join &= cost + rest_cost[:, None] <= budget_left[:, None]
-        return can_join, affordable
+            pairs = pairs[pair_cost + rest_cost[row] <= budget_left[row]]
+        return pairs, affordable
 
 
 def _beats(key, bounds, secondary_bound, performance, start) -> np.ndarray:
