@@ -258,11 +258,13 @@ class _Additive(Criterion):
         own = z[: len(sigmas)]
         if not others:
             return own + np.where(affordable, 0.0, -np.inf)
-        # The n - 1 largest bounds of each row; minus the bounds, so that np.partition (which
-        # puts the smallest first) gets the same matrix, and so sums the same way, as ever.
+        # The n - 1 largest bounds of each row: minus the bounds, partitioned (smallest
+        # first) in place; the matrix and so the order of the sums are those of
+        # ``-np.partition(-bounds)``.
         joining = np.full((len(sigmas), len(slots)), np.inf)
         joining[row, col] = -z[len(sigmas) :]
-        top = -np.partition(joining, others - 1, axis=1)[:, :others]
+        joining.partition(others - 1, axis=1)
+        top = -joining[:, :others]
         return own + np.where(affordable, top.sum(axis=1), -np.inf)
 
     def _values_at(self, step, slot, start, runtime):

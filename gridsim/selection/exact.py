@@ -88,7 +88,9 @@ def lagrangian_bounds(
     ``-inf`` values for non-members; ``budget`` is (rows,).
     """
     budget = np.asarray(budget, dtype=float)
-    unconstrained = -np.partition(-values, count - 1, axis=1)[:, :count].sum(axis=1)
+    negated = -values
+    negated.partition(count - 1, axis=1)  # in place: the same as np.partition, without a copy
+    unconstrained = (-negated[:, :count]).sum(axis=1)
     finite_budget = np.isfinite(budget)
     if not finite_budget.any():
         return unconstrained
@@ -98,6 +100,8 @@ def lagrangian_bounds(
         scale = np.abs(values[finite]).mean() / max(costs[finite].mean(), 1e-12)
     multipliers = max(scale, 1e-12) * 2.0 ** np.arange(-6, 7)
     adjusted = values[:, None, :] - multipliers[None, :, None] * costs[:, None, :]
-    top = -np.partition(-adjusted, count - 1, axis=2)[:, :, :count]
+    adjusted = -adjusted
+    adjusted.partition(count - 1, axis=2)
+    top = -adjusted[:, :, :count]
     relaxed = multipliers[None, :] * np.where(finite_budget, budget, 0.0)[:, None] + top.sum(axis=2)
     return np.where(finite_budget, np.minimum(unconstrained, relaxed.min(axis=1)), unconstrained)

@@ -204,7 +204,8 @@ class Joinable:
             pair_cost = runtimes[row] * slots.price[col]
             cost = np.full(can_join.shape, np.inf)
             cost.ravel()[pairs] = pair_cost
-            cheapest = np.partition(cost, others - 1, axis=1)[:, :others]
+            cost.partition(others - 1, axis=1)  # in place: np.partition would copy it first
+            cheapest = cost[:, :others]
             total = cheapest.sum(axis=1)
             affordable &= total <= budget_left
             with np.errstate(invalid="ignore"):  # inf - inf where fewer than n-1 can join
