@@ -94,18 +94,19 @@ class MemberSets:
         found = np.minimum(through[words - 1 :: words] - row_start, count)
         # Members of the row in its earlier words: the rank of a word's lowest bit in the row.
         before = through - per_word - np.repeat(row_start, words)
-        # Only words that hold one of the row's first ``count`` members are read.
+        # Only words that hold one of the row's first ``count`` members are read, most
+        # wanted bits first, so that the words still read at the k-th bit are a prefix.
+        wanted = np.minimum(count - before, per_word)
         word = np.flatnonzero((before < count) & (per_word > 0))
+        word = word[np.argsort(-wanted[word], kind="stable")]
+        reading = np.searchsorted(-wanted[word], -np.arange(1, count + 1), side="right")
         value = members.ravel()[word]
         target = (word // words) * count + before[word]
-        left = count - before[word]  # members still wanted from this word
-        first_bit = (word % words) * _BITS - 1  # frexp's exponent of bit b is b + 1
-        for k in range(count):
+        first_bit = (word % words) * _BITS
+        for k, n in enumerate(reading):
+            value, target, first_bit = value[:n], target[:n], first_bit[:n]
             lowest = value & -value
-            take = np.flatnonzero((lowest != 0) & (left > k))
-            if len(take) == 0:
-                break
-            chosen[target[take] + k] = first_bit[take] + np.frexp(lowest[take])[1]
+            chosen[target + k] = first_bit + np.bitwise_count(lowest - np.uint64(1))
             value ^= lowest
         return np.where(chosen >= 0, self.by_rank[chosen], -1).reshape(rows, count), found
 

@@ -217,8 +217,17 @@ def _score_cheapest(step: _Step, count: int, row_values: RowValues):
 
 
 def _best_row(start, negative_perf, negative_secondary, negative_score) -> int:
-    """Best value, then secondary, then faster group, then earlier start; then the first row."""
-    return int(np.lexsort((start, negative_perf, negative_secondary, negative_score))[0])
+    """Best value, then secondary, then faster group, then earlier start; then the first row.
+
+    Only the rows of the best value are sorted (no value is best when one is NaN: all are).
+    """
+    tied = np.flatnonzero(negative_score == negative_score.min())
+    if len(tied) == 1:
+        return int(tied[0])
+    if len(tied) == 0:
+        tied = np.arange(len(negative_score))
+    keys = (start[tied], negative_perf[tied], negative_secondary[tied], negative_score[tied])
+    return int(tied[np.lexsort(keys)[0]])
 
 
 class CheapestRows:
