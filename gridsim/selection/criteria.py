@@ -259,13 +259,16 @@ class _Additive(Criterion):
         if not others:
             return own + np.where(affordable, 0.0, -np.inf)
         # The n - 1 largest bounds of each row: minus the bounds, partitioned (smallest
-        # first) in place; the matrix and so the order of the sums are those of
-        # ``-np.partition(-bounds)``.
-        joining = np.full((len(sigmas), len(slots)), np.inf)
-        joining[row, col] = -z[len(sigmas) :]
+        # first) in place, as -np.partition(-bounds) would, one row at a time. Only sigmas
+        # with n - 1 joiners get a finite bound, so only their rows are built.
+        bounded = np.flatnonzero(affordable & (np.bincount(row, minlength=len(sigmas)) >= others))
+        joining = np.full((len(bounded), len(slots)), np.inf)
+        kept = np.isin(row, bounded, assume_unique=False)
+        joining[np.searchsorted(bounded, row[kept]), col[kept]] = -z[len(sigmas) :][kept]
         joining.partition(others - 1, axis=1)
-        top = -joining[:, :others]
-        return own + np.where(affordable, top.sum(axis=1), -np.inf)
+        bounds = np.full(len(sigmas), -np.inf)
+        bounds[bounded] = own[bounded] + (-joining[:, :others]).sum(axis=1)
+        return bounds
 
     def _values_at(self, step, slot, start, runtime):
         """``z`` of candidate slots (indices, broadcast against ``start`` and ``runtime``)."""

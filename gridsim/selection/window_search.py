@@ -202,14 +202,21 @@ class Joinable:
             others = self.request.n - 1
             row, col = np.divmod(pairs, len(slots))
             pair_cost = runtimes[row] * slots.price[col]
-            cost = np.full(can_join.shape, np.inf)
-            cost.ravel()[pairs] = pair_cost
+            # Only sigmas with budget left and n - 1 joiners can be affordable: their rows of
+            # the cost matrix (inf where a slot cannot join) are partitioned, each on its own.
+            affordable &= np.bincount(row, minlength=len(sigmas)) >= others
+            priced = np.flatnonzero(affordable)
+            cost = np.full((len(priced), len(slots)), np.inf)
+            kept = affordable[row]
+            cost[np.searchsorted(priced, row[kept]), col[kept]] = pair_cost[kept]
             cost.partition(others - 1, axis=1)  # in place: np.partition would copy it first
             cheapest = cost[:, :others]
-            total = cheapest.sum(axis=1)
+            total = np.full(len(sigmas), np.inf)
+            total[priced] = cheapest.sum(axis=1)
             affordable &= total <= budget_left
-            with np.errstate(invalid="ignore"):  # inf - inf where fewer than n-1 can join
-                rest_cost = np.where(affordable, total - cheapest.max(axis=1), np.inf)
+            rest_cost = np.full(len(sigmas), np.inf)
+            rest_cost[priced] = total[priced] - cheapest.max(axis=1)
+            rest_cost[~affordable] = np.inf
             pairs = pairs[pair_cost + rest_cost[row] <= budget_left[row]]
         return pairs, affordable
 
