@@ -261,10 +261,12 @@ class _Additive(Criterion):
         # The n - 1 largest bounds of each row: minus the bounds, partitioned (smallest
         # first) in place, as -np.partition(-bounds) would, one row at a time. Only sigmas
         # with n - 1 joiners get a finite bound, so only their rows are built.
-        bounded = np.flatnonzero(affordable & (np.bincount(row, minlength=len(sigmas)) >= others))
+        has_bound = affordable & (np.bincount(row, minlength=len(sigmas)) >= others)
+        bounded = np.flatnonzero(has_bound)
         joining = np.full((len(bounded), len(slots)), np.inf)
-        kept = np.isin(row, bounded, assume_unique=False)
-        joining[np.searchsorted(bounded, row[kept]), col[kept]] = -z[len(sigmas) :][kept]
+        kept = has_bound[row]
+        joining_row = np.cumsum(has_bound) - 1  # a bounded sigma's row in ``joining``
+        joining[joining_row[row[kept]], col[kept]] = -z[len(sigmas) :][kept]
         joining.partition(others - 1, axis=1)
         bounds = np.full(len(sigmas), -np.inf)
         bounds[bounded] = own[bounded] + (-joining[:, :others]).sum(axis=1)

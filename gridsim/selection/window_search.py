@@ -207,8 +207,9 @@ class Joinable:
             affordable &= np.bincount(row, minlength=len(sigmas)) >= others
             priced = np.flatnonzero(affordable)
             cost = np.full((len(priced), len(slots)), np.inf)
+            cost_row = np.cumsum(affordable) - 1  # a priced sigma's row in ``cost``
             kept = affordable[row]
-            cost[np.searchsorted(priced, row[kept]), col[kept]] = pair_cost[kept]
+            cost[cost_row[row[kept]], col[kept]] = pair_cost[kept]
             cost.partition(others - 1, axis=1)  # in place: np.partition would copy it first
             cheapest = cost[:, :others]
             total = np.full(len(sigmas), np.inf)
