@@ -234,10 +234,11 @@ class CheapestRows:
     """The steps of the visited sigmas, evaluated ahead for a cheapest-subset criterion.
 
     :meth:`best` answers what :func:`choose_cheapest` would for the steps of a chunk of
-    ``sigmas`` (a slice of the visiting order). The first chunk is evaluated on its own (a
-    search often ends there); later ones in batches of at least 16 sigmas and four times the
-    sigmas evaluated so far, so a long search (the Lite criteria visit most sigmas) costs a
-    few NumPy passes instead of one per chunk, and a short one little more than it visits.
+    ``sigmas`` (a slice of the visiting order). A chunk not yet evaluated is evaluated with
+    the sigmas after it, up to four times the sigmas evaluated so far but never past a sigma
+    that cannot beat the best window found: the search never visits such a sigma. A long
+    search (the Lite criteria visit most sigmas) then costs a few NumPy passes instead of one
+    per chunk, and a short one evaluates what it visits.
     """
 
     def __init__(
@@ -259,7 +260,7 @@ class CheapestRows:
         stop = min(chunk.stop, len(self.sigmas))
         evaluated = len(self.first_row) - 1
         if stop > evaluated:
-            ahead = stop if evaluated == 0 else max(stop, 4 * evaluated, 16)
+            ahead = max(stop, 4 * evaluated)
             self._evaluate(evaluated, reach(evaluated, ahead))
         begin, end = self.first_row[chunk.start], self.first_row[stop]
         rows = {name: column[begin:end] for name, column in self.rows.items()}
