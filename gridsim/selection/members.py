@@ -98,11 +98,14 @@ class MemberSets:
         # wanted bits first, so that the words still read at the k-th bit are a prefix.
         wanted = np.minimum(count - before, per_word)
         word = np.flatnonzero((before < count) & (per_word > 0))
-        word = word[np.argsort(-wanted[word], kind="stable")]
+        # (A stable sort of small integers: NumPy sorts them by radix.)
+        order = (count - wanted[word]).astype(np.min_scalar_type(count))
+        word = word[np.argsort(order, kind="stable")]
         reading = np.searchsorted(-wanted[word], -np.arange(1, count + 1), side="right")
         value = members.ravel()[word]
-        target = (word // words) * count + before[word]
-        first_bit = (word % words) * _BITS
+        row, word_in_row = np.divmod(word, words)
+        target = row * count + before[word]
+        first_bit = word_in_row * _BITS
         for k, n in enumerate(reading):
             value, target, first_bit = value[:n], target[:n], first_bit[:n]
             lowest = value & -value
