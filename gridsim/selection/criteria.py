@@ -291,7 +291,7 @@ class _Additive(Criterion):
 
     def choose(self, step, count, incumbent):
         if self.lite:
-            return choose_cheapest(step, count, self.row_values)
+            return super().choose(step, count, incumbent)
         step = step.compact(count)
         if step is None:
             return None

@@ -21,9 +21,22 @@ with the same candidate starts (the starts of the group's slots), reorganised fo
   the exact subset programme (:func:`~gridsim.selection.subset.best_subset`) runs only for
   steps whose bound still beats the best window and whose unconstrained best subset breaks
   the budget.
+* Criteria that take the cheapest subset at every step (window-level and Lite) read each
+  step's ``n - 1`` cheapest candidates as the lowest set bits of a bitset over the slots in
+  price order (:mod:`~gridsim.selection.members`), and their steps are evaluated ahead in a
+  few large batches (:class:`~gridsim.selection.steps.CheapestRows`).
 
 Ties are broken as the paper's scan meets windows: higher criterion value, then (for criteria
 that say so) a secondary value, then the faster group, then the earlier start.
+
+Why the last point changes no choice: the sigmas are still visited in the same order, in the
+same chunks, each chunk keeping its first best row and the search stopping at the same sigma;
+only where the rows' numbers are computed moved. Every number of a row (its cheapest members,
+their total cost, its value) is computed from that row alone, elementwise or reduced along the
+row, so it is the same whichever rows share the batch; the members are the same set, taken in
+the same (price, list) order; the bounds partition the same matrix rows as before (only rows of
+sigmas whose bound cannot be finite are left out). ``tests/test_window_choices.py`` checks every
+criterion's window, to the last bit, against the choices recorded before the change.
 """
 
 from __future__ import annotations
