@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from gridsim.selection.window_search import Candidates
 
 _NEG = -np.inf
+#: A batch of steps evaluated ahead covers up to this many times the sigmas evaluated before.
+_AHEAD = 8
 
 #: A criterion's value of every row for its cheapest members: ``(step, picks, total) ->
 #: (value, secondary)`` with ``secondary`` ``None`` when the criterion has no tie-break value.
@@ -260,7 +262,7 @@ class CheapestRows:
         stop = min(chunk.stop, len(self.sigmas))
         evaluated = len(self.first_row) - 1
         if stop > evaluated:
-            ahead = max(stop, 4 * evaluated)
+            ahead = max(stop, _AHEAD * evaluated)
             self._evaluate(evaluated, reach(evaluated, ahead))
         begin, end = self.first_row[chunk.start], self.first_row[stop]
         rows = {name: column[begin:end] for name, column in self.rows.items()}
