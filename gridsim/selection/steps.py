@@ -47,7 +47,7 @@ class _Choice:
 
 
 def _steps(slots: Candidates, sigmas: np.ndarray, runtime: np.ndarray, request: Request):
-    """All steps of a batch of sigmas as one matrix (rows: steps, columns: candidate slots).
+    """All steps of a batch of sigmas as the rows of one :class:`_Step`.
 
     A step of sigma is a group slot (performance >= sigma's, long enough for the task from its
     own start, rule 3(c)ii) that starts while sigma can still hold the task; its candidates
@@ -117,8 +117,9 @@ class _Step:
 
     @property
     def _least_finish(self) -> float:
-        """Columns end no earlier than this; ``* (1 - 1e-15)`` keeps a historical margin, which
-        drops nothing a row can use unless finish times are negative."""
+        """Columns end no earlier than this. The factor ``1 - 1e-15`` is a margin of the column
+        filter; it drops nothing a row can use unless finish times are negative, and
+        :meth:`cheapest` applies it too, so that both see the same members."""
         return (self.start + self.runtime).min() * (1 - 1e-15)
 
     @cached_property
@@ -135,7 +136,7 @@ class _Step:
         """The rows with at least ``count`` members, and the columns some row uses.
 
         The exact search builds (rows x columns) value matrices, so it pays to drop what no
-        window can use first; the cheapest-subset scan does not need this.
+        window can use first; :meth:`cheapest` does not build them.
         """
         member = self.member
         enough = member.sum(axis=1) >= count
