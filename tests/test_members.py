@@ -41,6 +41,14 @@ def check(profile, request, count):
     slots, step = all_steps(profile, request)
     if step is None:
         return
+    check_step(slots, step, count)
+    # The same from the membership matrix, once a criterion has built it.
+    slots, step = all_steps(profile, request)
+    assert step.member.shape[0] == len(step.start)
+    check_step(slots, step, count)
+
+
+def check_step(slots, step, count):
     picks, total, affordable = step.cheapest(count)
     for row in range(len(step.start)):
         expected = cheapest_by_definition(slots, step, row, count)

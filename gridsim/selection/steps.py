@@ -174,19 +174,38 @@ class _Step:
         """Per row: the ``count`` cheapest members, their total cost, and affordability.
 
         The members are slot indices, ``(rows, count)``, cheapest first (ties: list order),
-        ``-1`` where a row has fewer (:class:`~gridsim.selection.members.MemberSets`).
+        ``-1`` where a row has fewer: the first members of :attr:`member` if a criterion has
+        built it, else from bitsets (:class:`~gridsim.selection.members.MemberSets`).
         """
-        sets = self.slots.member_sets
-        finish = self.start + self.runtime
-        members = sets.members(self.step, finish, self.sigma, self.slots.performance[self.sigma])
-        # The members are among ``columns`` (the same margin as there).
-        members &= sets.free_from(self._least_finish)
-        picks, found = sets.cheapest(members, count)
+        if "member" in self.__dict__:
+            picks, found = self._first_members(count)
+        else:
+            sets = self.slots.member_sets
+            finish = self.start + self.runtime
+            perf = self.slots.performance[self.sigma]
+            members = sets.members(self.step, finish, self.sigma, perf)
+            # The members are among ``columns`` (the same margin as there).
+            members &= sets.free_from(self._least_finish)
+            picks, found = sets.cheapest(members, count)
         complete = found == count
         price = self.slots.price
         total = self.runtime * np.where(picks >= 0, price[picks], 0.0).sum(axis=1)
         total = np.where(complete, total, np.inf)
         return picks, total, complete & (total <= self.budget_left)
+
+    def _first_members(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The first ``count`` members of each row of :attr:`member` (columns in price order)
+        as slot indices, and how many each row has (at most ``count``)."""
+        member = self.member
+        rows, width = member.shape
+        picks = np.full((rows, count), -1, dtype=np.int64)
+        hit = np.flatnonzero(member)
+        row = hit // width
+        per_row = np.bincount(row, minlength=rows)
+        rank = np.arange(len(hit)) - np.repeat(np.cumsum(per_row) - per_row, per_row)
+        first = rank < count
+        picks[row[first], rank[first]] = self.columns[hit[first] % width]
+        return picks, np.minimum(per_row, count)
 
     def choice(self, row: int, value: float, secondary: float, members) -> _Choice:
         """The window of ``row`` with the chosen members (slot indices)."""
