@@ -27,12 +27,9 @@ from pydantic import AfterValidator, Field
 
 from gridsim.model import Node, Request, Window
 from gridsim.profile import Profile
-from gridsim.selection.window_search import (
-    Candidates,
-    choose_cheapest,
-    choose_optimal,
-    find_window,
-)
+from gridsim.selection.exact import choose_optimal
+from gridsim.selection.steps import choose_cheapest
+from gridsim.selection.window_search import Candidates, find_window
 
 CRITERIA: dict[str, type[Criterion]] = {}
 
@@ -105,6 +102,9 @@ class Criterion:
     secondary_bound: ClassVar[float] = 0.0
     #: Most candidate slowest slots evaluated in one NumPy batch (see find_window).
     batch_limit: ClassVar[int] = 64
+    #: The criterion takes the cheapest affordable subset at every step and scores it with
+    #: ``row_values``: the search may then evaluate steps ahead (steps.CheapestRows).
+    takes_cheapest: ClassVar[bool] = False
 
     @property
     def label(self) -> str:
@@ -128,6 +128,12 @@ class Criterion:
         raise NotImplementedError
 
     def choose(self, step, count, incumbent):
+        """The best window among the steps of a batch of sigmas (that may beat ``incumbent``)."""
+        return choose_cheapest(step, count, self.row_values)
+
+    def row_values(self, step, picks, total) -> tuple[np.ndarray, np.ndarray | None]:
+        """Each step's value, and secondary value or None, for its cheapest members ``picks``
+        (slot indices) costing ``total`` (criteria that take the cheapest subset)."""
         raise NotImplementedError
 
     def score(self, window: Window, nodes: Sequence[Node]) -> float:
@@ -141,14 +147,16 @@ class Criterion:
 class _WindowLevel(Criterion):
     """Value depends only on the window's start, runtime (and cost): cheapest subset."""
 
+    takes_cheapest: ClassVar[bool] = True
+
     def value(self, start, runtime):
         raise NotImplementedError
 
     def sigma_bounds(self, slots, sigmas, runtimes, request, joinable):
         return np.where(joinable.affordable, self.value(slots.start[sigmas], runtimes), -np.inf)
 
-    def choose(self, step, count, incumbent):
-        return choose_cheapest(step, count, lambda s, picks, total: self.value(s.start, s.runtime))
+    def row_values(self, step, picks, total):
+        return self.value(step.start, step.runtime), None
 
     def score(self, window, nodes):
         return float(self.value(window.start, window.runtime))
@@ -173,13 +181,9 @@ class MinStart(_WindowLevel):
     def value(self, start, runtime):
         return -np.asarray(start, dtype=float)
 
-    def choose(self, step, count, incumbent):
-        return choose_cheapest(
-            step,
-            count,
-            lambda s, picks, total: self.value(s.start, s.runtime),
-            secondary_rows=lambda total: -(total + step.runtime * step.slots.price[step.sigma]),
-        )
+    def row_values(self, step, picks, total):
+        cost = total + step.runtime * step.slots.price[step.sigma]
+        return self.value(step.start, step.runtime), -cost
 
 
 @register
@@ -229,11 +233,11 @@ class _Additive(Criterion):
 
     def sigma_bounds(self, slots: Candidates, sigmas, runtimes, request, joinable):
         """z bound of sigma plus the n-1 best bounds among slots that can join it."""
-        can_join, affordable = joinable.can_join, joinable.affordable
+        affordable = joinable.affordable
         others = request.n - 1
         # Bounds only for the (sigma, slot) pairs that can join (most pairs cannot), and
         # sigma's own bound in the same call: rows 0..S-1 are the sigmas, then the pairs.
-        row, col = np.nonzero(can_join)
+        row, col = joinable.pairs
         slot = np.concatenate((sigmas, col))
         runtime = np.concatenate((runtimes, runtimes[row]))
         # Starts sigma allows, cut (for a joining slot) to those that slot allows.
@@ -254,10 +258,19 @@ class _Additive(Criterion):
         own = z[: len(sigmas)]
         if not others:
             return own + np.where(affordable, 0.0, -np.inf)
-        joining = np.full(can_join.shape, -np.inf)
-        joining[row, col] = z[len(sigmas) :]
-        top = -np.partition(-joining, others - 1, axis=1)[:, :others]
-        return own + np.where(affordable, top.sum(axis=1), -np.inf)
+        # The n - 1 largest bounds of each row: minus the bounds, partitioned (smallest
+        # first) in place, as -np.partition(-bounds) would, one row at a time. Only sigmas
+        # with n - 1 joiners get a finite bound, so only their rows are built.
+        has_bound = affordable & (np.bincount(row, minlength=len(sigmas)) >= others)
+        bounded = np.flatnonzero(has_bound)
+        joining = np.full((len(bounded), len(slots)), np.inf)
+        kept = has_bound[row]
+        joining_row = np.cumsum(has_bound) - 1  # a bounded sigma's row in ``joining``
+        joining[joining_row[row[kept]], col[kept]] = -z[len(sigmas) :][kept]
+        joining.partition(others - 1, axis=1)
+        bounds = np.full(len(sigmas), -np.inf)
+        bounds[bounded] = own[bounded] + (-joining[:, :others]).sum(axis=1)
+        return bounds
 
     def _values_at(self, step, slot, start, runtime):
         """``z`` of candidate slots (indices, broadcast against ``start`` and ``runtime``)."""
@@ -278,7 +291,7 @@ class _Additive(Criterion):
 
     def choose(self, step, count, incumbent):
         if self.lite:
-            return choose_cheapest(step, count, self._lite_scores)
+            return super().choose(step, count, incumbent)
         step = step.compact(count)
         if step is None:
             return None
@@ -290,12 +303,15 @@ class _Additive(Criterion):
         values = np.broadcast_to(values, slot.shape)
         return choose_optimal(step, count, values[:, :-1], values[:, -1], incumbent)
 
-    def _lite_scores(self, step, picks, total):
+    def row_values(self, step, picks, total):
         """z of sigma plus z of each row's cheapest members (only those are evaluated)."""
-        chosen = step.columns[np.maximum(picks, 0)]
-        values = self._values_at(step, chosen, step.start[:, None], step.runtime[:, None])
-        values = np.where(picks >= 0, np.broadcast_to(values, picks.shape), 0.0)
-        return self._sigma_values(step) + values.sum(axis=1)
+        values = np.zeros(picks.shape)
+        member = np.flatnonzero(picks.ravel() >= 0)
+        row = member // picks.shape[1]
+        slot = picks.ravel()[member]
+        z = self._values_at(step, slot, step.start[row], step.runtime[row])
+        values.ravel()[member] = np.broadcast_to(z, member.shape)
+        return self._sigma_values(step) + values.sum(axis=1), None
 
     def score(self, window, nodes):
         slot_start = np.array([s.start for s in window.slots])
@@ -344,7 +360,7 @@ def _additive(
 
     _Criterion.name = name
     _Criterion.summary = summary
-    _Criterion.lite = lite
+    _Criterion.lite = _Criterion.takes_cheapest = lite
     if not lite:
         _Criterion.batch_limit = 8  # the exact search prunes per batch: keep batches small
     _Criterion.__name__ = _Criterion.__qualname__ = name

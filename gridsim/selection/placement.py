@@ -22,7 +22,8 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from gridsim.selection.criteria import FirstFit, MinFinish, _Additive, register
-from gridsim.selection.window_search import _NEG, _Step, choose_cheapest, find_window
+from gridsim.selection.steps import _NEG, _Step, choose_cheapest
+from gridsim.selection.window_search import find_window
 
 #: Distances at most this long count as zero (PAST rule 1: "adjacent" slots).
 ADJACENT = 1e-6
@@ -41,7 +42,9 @@ def choose_in_slot_order(
     them; ``slowest``: the slower one, passed on as the key's secondary value).
     """
     if count == 0:
-        return choose_cheapest(step, count, lambda s, picks, total: value(s.start, s.runtime))
+        return choose_cheapest(
+            step, count, lambda s, picks, total: (value(s.start, s.runtime), None)
+        )
     if np.isinf(step.budget_left).all() and equal_starts == "node" and ties == "fastest":
         return _first_in_slot_order_unlimited(step, count, value)
     # The first ``count`` members in slot order (columns are kept in price order).
@@ -57,7 +60,7 @@ def choose_in_slot_order(
     )
     cheap, _cheap_cost, cheap_ok = step.cheapest(count)
     use_first = complete & (first_cost <= step.budget_left)
-    chosen = np.where(use_first[:, None], first, cheap)
+    chosen = np.where(use_first[:, None], step.columns[first], cheap)
     affordable = use_first | cheap_ok
     if not affordable.any():
         return None
@@ -88,12 +91,14 @@ def _first_in_slot_order_unlimited(step: _Step, count: int, value) -> object:
     performance = step.slots.performance[step.sigma]
     row = int(np.lexsort((step.start, -performance, -score))[0])
     members = np.flatnonzero(member[row])
-    first = members[np.argsort(step.columns[members], kind="stable")[:count]]
+    first = np.sort(step.columns[members])[:count]
     return step.choice(row, float(score[row]), 0.0, first)
 
 
 class _InSlotOrder:
     """Backfilling's window: the first member slots in slot order (``choose_in_slot_order``)."""
+
+    takes_cheapest: ClassVar[bool] = False
 
     def choose(self, step, count, incumbent):
         return choose_in_slot_order(step, count, self.value)

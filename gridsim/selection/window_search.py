@@ -21,9 +21,22 @@ with the same candidate starts (the starts of the group's slots), reorganised fo
   the exact subset programme (:func:`~gridsim.selection.subset.best_subset`) runs only for
   steps whose bound still beats the best window and whose unconstrained best subset breaks
   the budget.
+* Criteria that take the cheapest subset at every step (window-level and Lite) read each
+  step's ``n - 1`` cheapest candidates as the lowest set bits of a bitset over the slots in
+  price order (:mod:`~gridsim.selection.members`), and their steps are evaluated ahead in a
+  few large batches (:class:`~gridsim.selection.steps.CheapestRows`).
 
 Ties are broken as the paper's scan meets windows: higher criterion value, then (for criteria
 that say so) a secondary value, then the faster group, then the earlier start.
+
+Why the last point changes no choice: the sigmas are still visited in the same order, in the
+same chunks, each chunk keeping its first best row and the search stopping at the same sigma;
+only where the rows' numbers are computed moved. Every number of a row (its cheapest members,
+their total cost, its value) is computed from that row alone, elementwise or reduced along the
+row, so it is the same whichever rows share the batch; the members are the same set, taken in
+the same (price, list) order; the bounds partition the same matrix rows as before (only rows of
+sigmas whose bound cannot be finite are left out). ``tests/test_window_choices.py`` checks every
+criterion's window, to the last bit, against the choices recorded before the change.
 """
 
 from __future__ import annotations
@@ -36,14 +49,11 @@ import numpy as np
 
 from gridsim.model import Request, Slot, Window
 from gridsim.profile import SlotTable
-from gridsim.selection.subset import best_subset
+from gridsim.selection.members import MemberSets
+from gridsim.selection.steps import CheapestRows, _Choice, _steps
 
 if TYPE_CHECKING:
     from gridsim.selection.criteria import Criterion
-
-_NEG = -np.inf
-#: Rows whose Lagrangian bound is computed together (amortises NumPy call overhead).
-_LAGRANGE_BLOCK = 32
 
 
 @dataclass(frozen=True)
@@ -80,16 +90,10 @@ class Candidates:
     def __len__(self) -> int:
         return len(self.start)
 
-
-@dataclass(frozen=True)
-class _Choice:
-    """The best window of one ``sigma``: enough to build the Window at the end."""
-
-    key: tuple[float, float, float, float]
-    sigma: int
-    start: float
-    runtime: float
-    others: tuple[int, ...]
+    @cached_property
+    def member_sets(self) -> MemberSets:
+        """Bitsets for the members of many steps at once (built on first use)."""
+        return MemberSets.of(self)
 
 
 def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Window | None:
@@ -108,30 +112,43 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
     order = np.lexsort((slots.start[sigmas], -slots.performance[sigmas], -bounds))
     order = order[np.isfinite(bounds[order])]
     sigmas, bounds = sigmas[order], bounds[order]
+
+    def reach(best: _Choice | None, begin: int, end: int) -> int:
+        """The first position in ``[begin, end)`` whose sigma cannot beat ``best`` (else
+        ``end``): sigmas are sorted by the same key as the bounds, so the search ends there."""
+        end = min(end, len(sigmas))
+        if best is None:
+            return end
+        hopeful = _beats(
+            best.key,
+            bounds[begin:end],
+            criterion.secondary_bound,
+            slots.performance[sigmas[begin:end]],
+            slots.start[sigmas[begin:end]],
+        )
+        return end if hopeful.all() else begin + int(np.argmin(hopeful))
+
+    if criterion.takes_cheapest:
+        ahead = CheapestRows(slots, sigmas, runtime, request, criterion.row_values)
+
+        def choose(chunk: slice, best: _Choice | None) -> _Choice | None:
+            return ahead.best(chunk, lambda begin, end: reach(best, begin, end))
+    else:
+
+        def choose(chunk: slice, best: _Choice | None) -> _Choice | None:
+            steps = _steps(slots, sigmas[chunk], runtime, request)
+            return None if steps is None else criterion.choose(steps, request.n - 1, best)
+
     best: _Choice | None = None
     position, batch = 0, 1
     while position < len(sigmas):
-        chunk = slice(position, position + batch)
-        if best is not None:
-            hopeful = _beats(
-                best.key,
-                bounds[chunk],
-                criterion.secondary_bound,
-                slots.performance[sigmas[chunk]],
-                slots.start[sigmas[chunk]],
-            )
-            # Sorted by the same key as the bounds: the first sigma that cannot beat the best
-            # ends the search.
-            hopeful_count = len(hopeful) if hopeful.all() else int(np.argmin(hopeful))
-            if hopeful_count == 0:
-                break
-            chunk = slice(position, position + hopeful_count)
-        steps = _steps(slots, sigmas[chunk], runtime, request)
-        if steps is not None:
-            choice = criterion.choose(steps, request.n - 1, best)
-            if choice is not None and (best is None or choice.key > best.key):
-                best = choice
-        position = chunk.stop
+        stop = reach(best, position, position + batch)
+        if stop == position:
+            break
+        choice = choose(slice(position, stop), best)
+        if choice is not None and (best is None or choice.key > best.key):
+            best = choice
+        position = stop
         # Doubling batches: few NumPy calls when many sigmas are needed, little waste when
         # the first one settles the search.
         batch = min(2 * batch, criterion.batch_limit)
@@ -159,9 +176,9 @@ class Joinable:
         return cls(slots, sigmas, runtimes, request)
 
     @property
-    def can_join(self) -> np.ndarray:
-        """(sigmas, slots) bool."""
-        return self._joined[0]
+    def pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The (sigma position, slot) pairs that can join, in row-major order."""
+        return np.divmod(self._joined[0], len(self.slots))
 
     @property
     def affordable(self) -> np.ndarray:
@@ -180,6 +197,7 @@ class Joinable:
 
     @cached_property
     def _joined(self) -> tuple[np.ndarray, np.ndarray]:
+        """Flat indices of the joinable pairs in the (sigmas, slots) matrix, and affordable."""
         slots, sigmas, runtimes = self.slots, self.sigmas, self.runtimes
         perf = slots.performance
         runtime = runtimes[:, None]
@@ -190,18 +208,31 @@ class Joinable:
             & (slots.end[None, :] - slots.start[None, :] >= runtime * (1 - 1e-12))
         )
         can_join[np.arange(len(sigmas)), sigmas] = False
+        pairs = np.flatnonzero(can_join)
         budget_left = self._budget_left
         affordable = budget_left >= 0
         if self._priced:
             others = self.request.n - 1
-            cost = np.where(can_join, runtime * slots.price[None, :], np.inf)
-            cheapest = np.partition(cost, others - 1, axis=1)[:, :others]
-            total = cheapest.sum(axis=1)
+            row, col = np.divmod(pairs, len(slots))
+            pair_cost = runtimes[row] * slots.price[col]
+            # Only sigmas with budget left and n - 1 joiners can be affordable: their rows of
+            # the cost matrix (inf where a slot cannot join) are partitioned, each on its own.
+            affordable &= np.bincount(row, minlength=len(sigmas)) >= others
+            priced = np.flatnonzero(affordable)
+            cost = np.full((len(priced), len(slots)), np.inf)
+            cost_row = np.cumsum(affordable) - 1  # a priced sigma's row in ``cost``
+            kept = affordable[row]
+            cost[cost_row[row[kept]], col[kept]] = pair_cost[kept]
+            cost.partition(others - 1, axis=1)  # in place: np.partition would copy it first
+            cheapest = cost[:, :others]
+            total = np.full(len(sigmas), np.inf)
+            total[priced] = cheapest.sum(axis=1)
             affordable &= total <= budget_left
-            with np.errstate(invalid="ignore"):  # inf - inf where fewer than n-1 can join
-                rest_cost = np.where(affordable, total - cheapest.max(axis=1), np.inf)
-            can_join &= cost + rest_cost[:, None] <= budget_left[:, None]
-        return can_join, affordable
+            rest_cost = np.full(len(sigmas), np.inf)
+            rest_cost[priced] = total[priced] - cheapest.max(axis=1)
+            rest_cost[~affordable] = np.inf
+            pairs = pairs[pair_cost + rest_cost[row] <= budget_left[row]]
+        return pairs, affordable
 
 
 def _beats(key, bounds, secondary_bound, performance, start) -> np.ndarray:
@@ -217,266 +248,6 @@ def _beats(key, bounds, secondary_bound, performance, start) -> np.ndarray:
             )
         )
     )
-
-
-def _steps(slots: Candidates, sigmas: np.ndarray, runtime: np.ndarray, request: Request):
-    """All steps of a batch of sigmas as one matrix (rows: steps, columns: candidate slots).
-
-    A step of sigma is a group slot (performance >= sigma's, long enough for the task from its
-    own start, rule 3(c)ii) that starts while sigma can still hold the task; its candidates
-    are the group slots seen so far (index <= the step's) that still hold the task from the
-    step's start (rule 3(c)v.B), sigma excluded.
-    """
-    task = runtime[sigmas]
-    last = np.searchsorted(slots.start, slots.end[sigmas] - task, side="right")
-    counts = np.maximum(last - sigmas, 0)
-    total = int(counts.sum())
-    if total == 0:
-        return None
-    row_sigma = np.repeat(sigmas, counts)
-    row_runtime = np.repeat(task, counts)
-    row_step = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts) + row_sigma
-    perf = slots.performance
-    keep = (perf[row_step] >= perf[row_sigma]) & (
-        slots.end[row_step] - slots.start[row_step] >= row_runtime * (1 - 1e-12)
-    )
-    row_sigma, row_runtime, row_step = row_sigma[keep], row_runtime[keep], row_step[keep]
-    row_start = slots.start[row_step]
-    # sigma holds its task from the row's start exactly as the window will be reserved
-    # (start + runtime <= end): `last` above compares end - runtime, which float rounding
-    # can put an ulp on the other side
-    fits = row_start + row_runtime <= slots.end[row_sigma]
-    if not fits.all():
-        row_sigma, row_runtime, row_step = row_sigma[fits], row_runtime[fits], row_step[fits]
-        row_start = row_start[fits]
-    if len(row_step) == 0:
-        return None
-    columns = np.arange(int(row_step.max()) + 1)
-    # Only slots that some row could use: fast enough and still free at some row's finish.
-    columns = columns[
-        (perf[columns] >= perf[row_sigma].min())
-        & (slots.end[columns] >= (row_start + row_runtime).min() * (1 - 1e-15))
-    ]
-    # Cheapest first: cost is runtime x price, so the cheapest members of every row are its
-    # first members in this order (see _Step.cheapest).
-    columns = columns[np.argsort(slots.price[columns], kind="stable")]
-    return _Step(
-        slots=slots,
-        sigma=row_sigma,
-        runtime=row_runtime,
-        start=row_start,
-        step=row_step,
-        columns=columns,
-        budget_left=request.budget - row_runtime * slots.price[row_sigma],
-    )
-
-
-@dataclass(frozen=True)
-class _Step:
-    """Steps of a batch of sigmas: rows are (sigma, start) pairs, columns candidate slots.
-
-    Columns are in price order. The membership and cost matrices are built on first use:
-    the cheapest-subset criteria only look at the first columns of each row.
-    """
-
-    slots: Candidates
-    sigma: np.ndarray  # (rows,) the row's slowest slot
-    runtime: np.ndarray  # (rows,)
-    start: np.ndarray  # (rows,)
-    step: np.ndarray  # (rows,) index of the slot whose start is the row's start
-    columns: np.ndarray  # (cols,) indices into slots, cheapest first
-    budget_left: np.ndarray  # (rows,) budget once sigma is paid for
-
-    @cached_property
-    def member(self) -> np.ndarray:
-        """(rows, cols) bool: the column is in ``S_W`` at the row's step."""
-        return self.member_block(np.arange(len(self.start)), slice(None))
-
-    @cached_property
-    def cost(self) -> np.ndarray:
-        """(rows, cols) cost of each column for the row's runtime."""
-        return self.runtime[:, None] * self.slots.price[self.columns][None, :]
-
-    def compact(self, count: int) -> _Step | None:
-        """The rows with at least ``count`` members, and the columns some row uses.
-
-        The exact search builds (rows x columns) value matrices, so it pays to drop what no
-        window can use first; the cheapest-subset scan does not need this.
-        """
-        member = self.member
-        enough = member.sum(axis=1) >= count
-        if not enough.any():
-            return None
-        used = member[enough].any(axis=0)
-        compacted = _Step(
-            slots=self.slots,
-            sigma=self.sigma[enough],
-            runtime=self.runtime[enough],
-            start=self.start[enough],
-            step=self.step[enough],
-            columns=self.columns[used],
-            budget_left=self.budget_left[enough],
-        )
-        compacted.__dict__["member"] = member[enough][:, used]  # fill the cached property
-        return compacted
-
-    def member_block(self, rows: np.ndarray, block: slice) -> np.ndarray:
-        """Membership of some rows in a block of columns (rule 3(c)v.B, sigma excluded)."""
-        slots, columns = self.slots, self.columns[block]
-        finish = self.start[rows] + self.runtime[rows]
-        return (
-            (columns[None, :] <= self.step[rows][:, None])
-            & (slots.performance[columns][None, :] >= slots.performance[self.sigma[rows]][:, None])
-            & (slots.end[columns][None, :] >= finish[:, None])
-            & (columns[None, :] != self.sigma[rows][:, None])
-        )
-
-    def key(self, row: int, value: float, secondary: float = 0.0) -> tuple[float, ...]:
-        perf = float(self.slots.performance[self.sigma[row]])
-        return (value, secondary, perf, -float(self.start[row]))
-
-    def cheapest(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per row: the ``count`` cheapest members, their total cost, and affordability.
-
-        The members are column positions, ``(rows, count)``, ``-1`` where a row has fewer.
-        Columns are sorted by price, so they are the row's first ``count`` members: blocks of
-        columns are scanned until every row has them (most rows need only the first block).
-        """
-        rows = len(self.start)
-        picks = np.full((rows, count), -1, dtype=np.int64)
-        found = np.zeros(rows, dtype=np.int64)
-        active = np.arange(rows)
-        begin, width = 0, max(4 * count, 16)
-        while count and len(active) and begin < len(self.columns):
-            block = slice(begin, begin + width)
-            member = self.member_block(active, block)
-            rank = np.cumsum(member, axis=1) + found[active][:, None]
-            take_row, take_col = np.nonzero(member & (rank <= count))
-            picks[active[take_row], rank[take_row, take_col] - 1] = begin + take_col
-            found[active] = np.minimum(rank[:, -1], count)
-            active = active[found[active] < count]
-            begin, width = block.stop, 4 * width
-        complete = found == count
-        price = self.slots.price[self.columns]
-        total = self.runtime * np.where(picks >= 0, price[picks], 0.0).sum(axis=1)
-        total = np.where(complete, total, np.inf)
-        return picks, total, complete & (total <= self.budget_left)
-
-    def choice(self, row: int, value: float, secondary: float, picks) -> _Choice:
-        """The window of ``row`` with the chosen column positions."""
-        others = tuple(sorted(int(self.columns[p]) for p in picks))
-        return _Choice(
-            self.key(row, value, secondary),
-            int(self.sigma[row]),
-            float(self.start[row]),
-            float(self.runtime[row]),
-            others,
-        )
-
-
-def choose_cheapest(step: _Step, count: int, score_rows, secondary_rows=None) -> _Choice | None:
-    """Take the cheapest affordable subset at every step; keep the row with the best key.
-
-    ``score_rows(step, picks, total)`` gives each row's window value for its cheapest
-    members (``picks``: rows x count column positions),
-    ``secondary_rows(total)`` an optional tie-break value.
-    """
-    picks, total, affordable = step.cheapest(count)
-    if not affordable.any():
-        return None
-    score = np.where(affordable, score_rows(step, picks, total), _NEG)
-    secondary = np.zeros_like(score) if secondary_rows is None else secondary_rows(total)
-    perf = step.slots.performance[step.sigma]
-    # Best value, then secondary, then faster group, then earlier start.
-    row = int(np.lexsort((step.start, -perf, -secondary, -score))[0])
-    return step.choice(row, float(score[row]), float(secondary[row]), picks[row])
-
-
-def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> _Choice | None:
-    """Exact subset allocation at every step whose bound can still beat ``incumbent``.
-
-    ``values`` is a (rows, cols) array of the columns' ``z`` at each step and
-    ``sigma_values`` the (rows,) ``z`` of sigma itself. Rows are visited by their
-    budget-free bound; a row whose best ``count`` columns fit the budget is solved by them;
-    otherwise its Lagrangian bound (:func:`lagrangian_bounds`) is tried before the subset
-    programme, which itself prunes against the incumbent.
-    """
-    rows = len(step.start)
-    masked = np.where(step.member, values, _NEG)
-    if count:
-        top = np.argpartition(-masked, count - 1, axis=1)[:, :count]
-        # Without a budget the best columns always fit: their cost is not needed.
-        top_cost = np.zeros(rows)
-        row_index = np.arange(rows)[:, None]  # plain indexing: take_along_axis costs more here
-        if np.isfinite(step.budget_left).any():
-            top_cost = step.cost[row_index, top].sum(axis=1)
-        bound = sigma_values + masked[row_index, top].sum(axis=1)
-    else:
-        top = np.empty((rows, 0), dtype=np.int64)
-        bound = sigma_values.copy()
-        top_cost = np.zeros(rows)
-    bound = np.where(step.budget_left >= 0, bound, _NEG)
-    best = incumbent
-    order = np.lexsort((np.arange(rows), -bound))
-    relaxed = np.full(rows, np.nan)  # Lagrangian bounds, computed a block of rows at a time
-    for position, row in enumerate(order):
-        row = int(row)
-        if not np.isfinite(bound[row]):
-            break
-        if best is not None:
-            if bound[row] + 1e-9 < best.key[0]:
-                break  # rows are in bound order: none of the rest can reach the best
-            if step.key(row, float(bound[row]) + 1e-9) <= best.key:
-                continue  # equal bound: a later row may still win the tie-break
-        if top_cost[row] <= step.budget_left[row]:
-            picks = top[row]
-        else:
-            members = np.flatnonzero(step.member[row])
-            row_values, row_costs = values[row, members], step.cost[row, members]
-            floor = -np.inf if best is None else best.key[0] - float(sigma_values[row]) - 1e-9
-            if best is not None:
-                if np.isnan(relaxed[row]):
-                    block = order[position : position + _LAGRANGE_BLOCK]
-                    relaxed[block] = lagrangian_bounds(
-                        masked[block], step.cost[block], count, step.budget_left[block]
-                    )
-                if relaxed[row] <= floor:
-                    continue
-            chosen = best_subset(row_values, row_costs, count, step.budget_left[row], floor)
-            if chosen is None:
-                continue
-            picks = members[list(chosen)]
-        value = float(sigma_values[row] + values[row, picks].sum())
-        choice = step.choice(row, value, 0.0, picks)
-        if best is None or choice.key > best.key:
-            best = choice
-    return best if best is not incumbent else None
-
-
-def lagrangian_bounds(
-    values: np.ndarray, costs: np.ndarray, count: int, budget: np.ndarray
-) -> np.ndarray:
-    """Upper bounds, per row, of the best ``count``-subset value within the row's budget.
-
-    For any multiplier ``lam >= 0``, ``lam * budget + top_count(values - lam * costs)`` bounds
-    the constrained optimum (relaxing the budget into the objective); the smallest over a
-    geometric grid of multipliers is kept. ``values`` and ``costs`` are (rows, cols), with
-    ``-inf`` values for non-members; ``budget`` is (rows,).
-    """
-    budget = np.asarray(budget, dtype=float)
-    unconstrained = -np.partition(-values, count - 1, axis=1)[:, :count].sum(axis=1)
-    finite_budget = np.isfinite(budget)
-    if not finite_budget.any():
-        return unconstrained
-    finite = np.isfinite(values)
-    scale = 1.0
-    if finite.any():
-        scale = np.abs(values[finite]).mean() / max(costs[finite].mean(), 1e-12)
-    multipliers = max(scale, 1e-12) * 2.0 ** np.arange(-6, 7)
-    adjusted = values[:, None, :] - multipliers[None, :, None] * costs[:, None, :]
-    top = -np.partition(-adjusted, count - 1, axis=2)[:, :, :count]
-    relaxed = multipliers[None, :] * np.where(finite_budget, budget, 0.0)[:, None] + top.sum(axis=2)
-    return np.where(finite_budget, np.minimum(unconstrained, relaxed.min(axis=1)), unconstrained)
 
 
 def _build_window(slots: Candidates, choice: _Choice, request: Request) -> Window:

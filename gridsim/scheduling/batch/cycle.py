@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from gridsim.profile import Profile
 from gridsim.scheduling.batch.search import WindowSearch
+from gridsim.scheduling.batch.slots import SlotList
 from gridsim.scheduling.batch.window import BatchJob, RoughWindow
 
 
@@ -23,7 +24,8 @@ def find_alternatives(
 ) -> list[list[RoughWindow]]:
     """Alternatives per job, found by ``search`` with slot subtraction.
 
-    The caller's profile is left unchanged; the search works on a copy. A job whose search
+    The caller's profile is left unchanged; the search works on a copy of its slots
+    (:class:`~gridsim.scheduling.batch.slots.SlotList`). A job whose search
     failed once is not searched again: subtraction only removes free time, and both searches
     find a window whenever one exists, so it would fail again.
 
@@ -37,17 +39,17 @@ def find_alternatives(
 
     Cost: one search (O(m) in the number ``m`` of slots) per window found plus one per job.
     """
-    free = profile.copy()
+    free = SlotList.of(profile)
     alternatives: list[list[RoughWindow]] = [[] for _ in jobs]
     searching = list(range(len(jobs)))
     while searching:
         still_searching = []
         for i in searching:
-            window = search(free.slot_table(), jobs[i])
+            window = search(free, jobs[i])
             if window is None:
                 continue
             alternatives[i].append(window)
-            subtract(free, window)
+            free.subtract(window)
             still_searching.append(i)
         searching = still_searching
     return alternatives

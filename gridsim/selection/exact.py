@@ -1,0 +1,107 @@
+"""Exact subset allocation at the steps of the window search [TY18, Sec. 3.3, eq. 2].
+
+Consumes the steps of a batch of sigmas (:class:`~gridsim.selection.steps._Step`) with each
+column's value ``z`` at each step; produces the best window among them that can still beat the
+best one found so far, solving the subset programme only where bounds cannot rule a step out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gridsim.selection.steps import _NEG, _Choice, _Step
+from gridsim.selection.subset import best_subset
+
+#: Rows whose Lagrangian bound is computed together (amortises NumPy call overhead).
+_LAGRANGE_BLOCK = 32
+
+
+def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> _Choice | None:
+    """Exact subset allocation at every step whose bound can still beat ``incumbent``.
+
+    ``values`` is a (rows, cols) array of the columns' ``z`` at each step and
+    ``sigma_values`` the (rows,) ``z`` of sigma itself. Rows are visited by their
+    budget-free bound; a row whose best ``count`` columns fit the budget is solved by them;
+    otherwise its Lagrangian bound (:func:`lagrangian_bounds`) is tried before the subset
+    programme, which itself prunes against the incumbent.
+    """
+    rows = len(step.start)
+    masked = np.where(step.member, values, _NEG)
+    if count:
+        top = np.argpartition(-masked, count - 1, axis=1)[:, :count]
+        # Without a budget the best columns always fit: their cost is not needed.
+        top_cost = np.zeros(rows)
+        row_index = np.arange(rows)[:, None]  # plain indexing: take_along_axis costs more here
+        if np.isfinite(step.budget_left).any():
+            top_cost = step.cost[row_index, top].sum(axis=1)
+        bound = sigma_values + masked[row_index, top].sum(axis=1)
+    else:
+        top = np.empty((rows, 0), dtype=np.int64)
+        bound = sigma_values.copy()
+        top_cost = np.zeros(rows)
+    bound = np.where(step.budget_left >= 0, bound, _NEG)
+    best = incumbent
+    order = np.lexsort((np.arange(rows), -bound))
+    relaxed = np.full(rows, np.nan)  # Lagrangian bounds, computed a block of rows at a time
+    for position, row in enumerate(order):
+        row = int(row)
+        if not np.isfinite(bound[row]):
+            break
+        if best is not None:
+            if bound[row] + 1e-9 < best.key[0]:
+                break  # rows are in bound order: none of the rest can reach the best
+            if step.key(row, float(bound[row]) + 1e-9) <= best.key:
+                continue  # equal bound: a later row may still win the tie-break
+        if top_cost[row] <= step.budget_left[row]:
+            picks = top[row]
+        else:
+            members = np.flatnonzero(step.member[row])
+            row_values, row_costs = values[row, members], step.cost[row, members]
+            floor = -np.inf if best is None else best.key[0] - float(sigma_values[row]) - 1e-9
+            if best is not None:
+                if np.isnan(relaxed[row]):
+                    block = order[position : position + _LAGRANGE_BLOCK]
+                    relaxed[block] = lagrangian_bounds(
+                        masked[block], step.cost[block], count, step.budget_left[block]
+                    )
+                if relaxed[row] <= floor:
+                    continue
+            chosen = best_subset(row_values, row_costs, count, step.budget_left[row], floor)
+            if chosen is None:
+                continue
+            picks = members[list(chosen)]
+        value = float(sigma_values[row] + values[row, picks].sum())
+        choice = step.choice(row, value, 0.0, step.columns[picks])
+        if best is None or choice.key > best.key:
+            best = choice
+    return best if best is not incumbent else None
+
+
+def lagrangian_bounds(
+    values: np.ndarray, costs: np.ndarray, count: int, budget: np.ndarray
+) -> np.ndarray:
+    """Upper bounds, per row, of the best ``count``-subset value within the row's budget.
+
+    For any multiplier ``lam >= 0``, ``lam * budget + top_count(values - lam * costs)`` bounds
+    the constrained optimum (relaxing the budget into the objective); the smallest over a
+    geometric grid of multipliers is kept. ``values`` and ``costs`` are (rows, cols), with
+    ``-inf`` values for non-members; ``budget`` is (rows,).
+    """
+    budget = np.asarray(budget, dtype=float)
+    negated = -values
+    negated.partition(count - 1, axis=1)  # in place: the same as np.partition, without a copy
+    unconstrained = (-negated[:, :count]).sum(axis=1)
+    finite_budget = np.isfinite(budget)
+    if not finite_budget.any():
+        return unconstrained
+    finite = np.isfinite(values)
+    scale = 1.0
+    if finite.any():
+        scale = np.abs(values[finite]).mean() / max(costs[finite].mean(), 1e-12)
+    multipliers = max(scale, 1e-12) * 2.0 ** np.arange(-6, 7)
+    adjusted = values[:, None, :] - multipliers[None, :, None] * costs[:, None, :]
+    adjusted = -adjusted
+    adjusted.partition(count - 1, axis=2)
+    top = -adjusted[:, :, :count]
+    relaxed = multipliers[None, :] * np.where(finite_budget, budget, 0.0)[:, None] + top.sum(axis=2)
+    return np.where(finite_budget, np.minimum(unconstrained, relaxed.min(axis=1)), unconstrained)

@@ -1,0 +1,333 @@
+"""The steps of the window search: rows (sigma, start) with their candidate members.
+
+Consumes the candidate slots of a request and the candidate slowest slots ``sigma`` in the order
+the search visits them; produces, per batch of sigmas, the steps as rows (:class:`_Step`) and the
+best window among them for criteria that take the cheapest affordable subset at every step
+(window-level and Lite criteria, [TY18, Sec. 3.3; TY19, Sec. 4.2]).
+
+Such a criterion's value at a step depends on that step alone, so the steps of the sigmas the
+search will visit are evaluated ahead in a few large batches (:class:`CheapestRows`); the search
+then takes each of its chunks' best row from them, exactly as if the chunk had been evaluated on
+its own: every per-row quantity is computed row by row (elementwise, or reduced along the row),
+so it does not depend on which other rows share the batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gridsim.model import Request
+
+if TYPE_CHECKING:
+    from gridsim.selection.window_search import Candidates
+
+_NEG = -np.inf
+#: A batch of steps evaluated ahead covers up to this many times the sigmas evaluated before.
+_AHEAD = 8
+
+#: A criterion's value of every row for its cheapest members: ``(step, picks, total) ->
+#: (value, secondary)`` with ``secondary`` ``None`` when the criterion has no tie-break value.
+RowValues = Callable[..., tuple[np.ndarray, np.ndarray | None]]
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """The best window of one ``sigma``: enough to build the Window at the end."""
+
+    key: tuple[float, float, float, float]
+    sigma: int
+    start: float
+    runtime: float
+    others: tuple[int, ...]
+
+
+def _steps(slots: Candidates, sigmas: np.ndarray, runtime: np.ndarray, request: Request):
+    """All steps of a batch of sigmas as the rows of one :class:`_Step`.
+
+    A step of sigma is a group slot (performance >= sigma's, long enough for the task from its
+    own start, rule 3(c)ii) that starts while sigma can still hold the task; its candidates
+    are the group slots seen so far (index <= the step's) that still hold the task from the
+    step's start (rule 3(c)v.B), sigma excluded.
+    """
+    task = runtime[sigmas]
+    last = np.searchsorted(slots.start, slots.end[sigmas] - task, side="right")
+    counts = np.maximum(last - sigmas, 0)
+    total = int(counts.sum())
+    if total == 0:
+        return None
+    row_sigma = np.repeat(sigmas, counts)
+    row_runtime = np.repeat(task, counts)
+    row_step = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts) + row_sigma
+    perf = slots.performance
+    keep = (perf[row_step] >= perf[row_sigma]) & (
+        slots.end[row_step] - slots.start[row_step] >= row_runtime * (1 - 1e-12)
+    )
+    row_sigma, row_runtime, row_step = row_sigma[keep], row_runtime[keep], row_step[keep]
+    row_start = slots.start[row_step]
+    # sigma holds its task from the row's start exactly as the window will be reserved
+    # (start + runtime <= end): `last` above compares end - runtime, which float rounding
+    # can put an ulp on the other side
+    fits = row_start + row_runtime <= slots.end[row_sigma]
+    if not fits.all():
+        row_sigma, row_runtime, row_step = row_sigma[fits], row_runtime[fits], row_step[fits]
+        row_start = row_start[fits]
+    if len(row_step) == 0:
+        return None
+    return _Step(
+        slots=slots,
+        sigma=row_sigma,
+        runtime=row_runtime,
+        start=row_start,
+        step=row_step,
+        budget_left=request.budget - row_runtime * slots.price[row_sigma],
+    )
+
+
+@dataclass(frozen=True)
+class _Step:
+    """Steps of a batch of sigmas: rows are (sigma, start) pairs, columns candidate slots.
+
+    The cheapest members of every row come from bitsets (:meth:`cheapest`); the exact search
+    builds the membership and cost matrices over ``columns``, on first use.
+    """
+
+    slots: Candidates
+    sigma: np.ndarray  # (rows,) the row's slowest slot
+    runtime: np.ndarray  # (rows,)
+    start: np.ndarray  # (rows,)
+    step: np.ndarray  # (rows,) index of the slot whose start is the row's start
+    budget_left: np.ndarray  # (rows,) budget once sigma is paid for
+
+    @cached_property
+    def columns(self) -> np.ndarray:
+        """(cols,) indices into slots, cheapest first: the slots some row could use."""
+        slots = self.slots
+        columns = np.arange(int(self.step.max()) + 1)
+        # Only slots that some row could use: fast enough and still free at some row's finish.
+        columns = columns[
+            (slots.performance[columns] >= slots.performance[self.sigma].min())
+            & (slots.end[columns] >= self._least_finish)
+        ]
+        return columns[np.argsort(slots.price[columns], kind="stable")]
+
+    @property
+    def _least_finish(self) -> float:
+        """Columns end no earlier than this. The factor ``1 - 1e-15`` is a margin of the column
+        filter; it drops nothing a row can use unless finish times are negative, and
+        :meth:`cheapest` applies it too, so that both see the same members."""
+        return (self.start + self.runtime).min() * (1 - 1e-15)
+
+    @cached_property
+    def member(self) -> np.ndarray:
+        """(rows, cols) bool: the column is in ``S_W`` at the row's step."""
+        return self.member_block(np.arange(len(self.start)), slice(None))
+
+    @cached_property
+    def cost(self) -> np.ndarray:
+        """(rows, cols) cost of each column for the row's runtime."""
+        return self.runtime[:, None] * self.slots.price[self.columns][None, :]
+
+    def compact(self, count: int) -> _Step | None:
+        """The rows with at least ``count`` members, and the columns some row uses.
+
+        The exact search builds (rows x columns) value matrices, so it pays to drop what no
+        window can use first; :meth:`cheapest` does not build them.
+        """
+        member = self.member
+        enough = member.sum(axis=1) >= count
+        if not enough.any():
+            return None
+        used = member[enough].any(axis=0)
+        compacted = _Step(
+            slots=self.slots,
+            sigma=self.sigma[enough],
+            runtime=self.runtime[enough],
+            start=self.start[enough],
+            step=self.step[enough],
+            budget_left=self.budget_left[enough],
+        )
+        compacted.__dict__["columns"] = self.columns[used]  # fill the cached properties
+        compacted.__dict__["member"] = member[enough][:, used]
+        return compacted
+
+    def member_block(self, rows: np.ndarray, block: slice) -> np.ndarray:
+        """Membership of some rows in a block of columns (rule 3(c)v.B, sigma excluded)."""
+        slots, columns = self.slots, self.columns[block]
+        finish = self.start[rows] + self.runtime[rows]
+        return (
+            (columns[None, :] <= self.step[rows][:, None])
+            & (slots.performance[columns][None, :] >= slots.performance[self.sigma[rows]][:, None])
+            & (slots.end[columns][None, :] >= finish[:, None])
+            & (columns[None, :] != self.sigma[rows][:, None])
+        )
+
+    def key(self, row: int, value: float, secondary: float = 0.0) -> tuple[float, ...]:
+        perf = float(self.slots.performance[self.sigma[row]])
+        return (value, secondary, perf, -float(self.start[row]))
+
+    def cheapest(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per row: the ``count`` cheapest members, their total cost, and affordability.
+
+        The members are slot indices, ``(rows, count)``, cheapest first (ties: list order),
+        ``-1`` where a row has fewer: the first members of :attr:`member` if a criterion has
+        built it, else from bitsets (:class:`~gridsim.selection.members.MemberSets`).
+        """
+        if "member" in self.__dict__:
+            picks, found = self._first_members(count)
+        else:
+            sets = self.slots.member_sets
+            finish = self.start + self.runtime
+            perf = self.slots.performance[self.sigma]
+            members = sets.members(self.step, finish, self.sigma, perf)
+            # The members are among ``columns`` (the same margin as there).
+            members &= sets.free_from(self._least_finish)
+            picks, found = sets.cheapest(members, count)
+        complete = found == count
+        price = self.slots.price
+        total = self.runtime * np.where(picks >= 0, price[picks], 0.0).sum(axis=1)
+        total = np.where(complete, total, np.inf)
+        return picks, total, complete & (total <= self.budget_left)
+
+    def _first_members(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The first ``count`` members of each row of :attr:`member` (columns in price order)
+        as slot indices, and how many each row has (at most ``count``)."""
+        member = self.member
+        rows, width = member.shape
+        picks = np.full((rows, count), -1, dtype=np.int64)
+        hit = np.flatnonzero(member)
+        row = hit // width
+        per_row = np.bincount(row, minlength=rows)
+        rank = np.arange(len(hit)) - np.repeat(np.cumsum(per_row) - per_row, per_row)
+        first = rank < count
+        picks[row[first], rank[first]] = self.columns[hit[first] % width]
+        return picks, np.minimum(per_row, count)
+
+    def choice(self, row: int, value: float, secondary: float, members) -> _Choice:
+        """The window of ``row`` with the chosen members (slot indices)."""
+        others = tuple(sorted(int(m) for m in members))
+        return _Choice(
+            self.key(row, value, secondary),
+            int(self.sigma[row]),
+            float(self.start[row]),
+            float(self.runtime[row]),
+            others,
+        )
+
+
+def choose_cheapest(step: _Step, count: int, row_values: RowValues) -> _Choice | None:
+    """Take the cheapest affordable subset at every step; keep the row with the best key."""
+    picks, score, secondary, affordable = _score_cheapest(step, count, row_values)
+    if not affordable.any():
+        return None
+    perf = step.slots.performance[step.sigma]
+    row = _best_row(step.start, -perf, -secondary, -score)
+    return step.choice(row, float(score[row]), float(secondary[row]), picks[row])
+
+
+def _score_cheapest(step: _Step, count: int, row_values: RowValues):
+    """Per row: the cheapest members, value (``-inf`` if unaffordable), secondary, affordable."""
+    picks, total, affordable = step.cheapest(count)
+    score, secondary = row_values(step, picks, total)
+    score = np.where(affordable, score, _NEG)
+    secondary = np.zeros_like(score) if secondary is None else secondary
+    return picks, score, secondary, affordable
+
+
+def _best_row(start, negative_perf, negative_secondary, negative_score) -> int:
+    """Best value, then secondary, then faster group, then earlier start; then the first row.
+
+    Only the rows of the best value are sorted (no value is best when one is NaN: all are).
+    """
+    tied = np.flatnonzero(negative_score == negative_score.min())
+    if len(tied) == 1:
+        return int(tied[0])
+    if len(tied) == 0:
+        tied = np.arange(len(negative_score))
+    keys = (start[tied], negative_perf[tied], negative_secondary[tied], negative_score[tied])
+    return int(tied[np.lexsort(keys)[0]])
+
+
+class CheapestRows:
+    """The steps of the visited sigmas, evaluated ahead for a cheapest-subset criterion.
+
+    :meth:`best` answers what :func:`choose_cheapest` would for the steps of a chunk of
+    ``sigmas`` (a slice of the visiting order). A chunk not yet evaluated is evaluated with
+    the sigmas after it, up to ``_AHEAD`` times the sigmas evaluated so far but never past a
+    sigma that cannot beat the best window found: the search never visits such a sigma. A
+    long search (the Lite criteria visit most sigmas) then costs a few NumPy passes instead
+    of one per chunk, and a short one evaluates what it visits.
+    """
+
+    def __init__(
+        self,
+        slots: Candidates,
+        sigmas: np.ndarray,
+        runtime: np.ndarray,
+        request: Request,
+        row_values: RowValues,
+    ) -> None:
+        self.slots, self.sigmas, self.runtime = slots, sigmas, runtime
+        self.request, self.row_values = request, row_values
+        self.first_row = np.zeros(1, dtype=np.int64)  # per visited sigma, then the end
+        self.rows: dict[str, np.ndarray] = {}
+
+    def best(self, chunk: slice, reach: Callable[[int, int], int]) -> _Choice | None:
+        """The best row of the chunk's steps; ``reach(begin, end)`` tells how far the search
+        can still go (the sigmas past it cannot beat the best window found so far)."""
+        stop = min(chunk.stop, len(self.sigmas))
+        evaluated = len(self.first_row) - 1
+        if stop > evaluated:
+            ahead = max(stop, _AHEAD * evaluated)
+            self._evaluate(evaluated, reach(evaluated, ahead))
+        begin, end = self.first_row[chunk.start], self.first_row[stop]
+        rows = {name: column[begin:end] for name, column in self.rows.items()}
+        if begin == end or not rows["affordable"].any():
+            return None
+        row = _best_row(rows["start"], rows["-perf"], rows["-secondary"], rows["-score"])
+        return _Choice(
+            key=(
+                -float(rows["-score"][row]),
+                -float(rows["-secondary"][row]),
+                -float(rows["-perf"][row]),
+                -float(rows["start"][row]),
+            ),
+            sigma=int(rows["sigma"][row]),
+            start=float(rows["start"][row]),
+            runtime=float(rows["runtime"][row]),
+            others=tuple(sorted(int(m) for m in rows["picks"][row])),
+        )
+
+    def _evaluate(self, begin: int, end: int) -> None:
+        """Evaluate the steps of ``sigmas[begin:end]`` and append them to the rows."""
+        end = min(end, len(self.sigmas))
+        sigmas = self.sigmas[begin:end]
+        step = _steps(self.slots, sigmas, self.runtime, self.request)
+        count = self.request.n - 1
+        if step is None:
+            self.first_row = np.concatenate(
+                (self.first_row, np.full(len(sigmas), self.first_row[-1]))
+            )
+            return
+        picks, score, secondary, affordable = _score_cheapest(step, count, self.row_values)
+        position = np.empty(len(self.slots), dtype=np.int64)
+        position[sigmas] = np.arange(len(sigmas))
+        owners = np.searchsorted(position[step.sigma], np.arange(1, len(sigmas) + 1))
+        batch = {
+            "sigma": step.sigma,
+            "runtime": step.runtime,
+            "start": step.start,
+            "-perf": -self.slots.performance[step.sigma],
+            "-secondary": -secondary,
+            "-score": -score,
+            "affordable": affordable,
+            "picks": picks,
+        }
+        if self.rows:
+            batch = {name: np.concatenate((self.rows[name], batch[name])) for name in batch}
+        self.first_row = np.concatenate((self.first_row, self.first_row[-1] + owners))
+        self.rows = batch
