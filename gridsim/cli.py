@@ -10,6 +10,7 @@ import shlex
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import ClassVar
 
 import click
 
@@ -112,7 +113,22 @@ class _Shard(click.ParamType):
             self.fail(str(error).removeprefix(f"--shard {str(value)!r}: "), param, ctx)
 
 
-@click.group()
+class _Gridsim(click.Group):
+    """The command group, remembering its arguments for the run history."""
+
+    arguments: ClassVar[list[str]] = []
+
+    def main(self, args=None, *rest, **options):  # type: ignore[override]
+        _Gridsim.arguments = [str(a) for a in (sys.argv[1:] if args is None else args)]
+        return super().main(args, *rest, **options)
+
+
+def _command_line() -> str:
+    """The invocation as typed (recorded in a results folder's history)."""
+    return shlex.join(["gridsim", *_Gridsim.arguments])
+
+
+@click.group(cls=_Gridsim)
 @click.version_option(package_name="gridsim-sched")
 def main() -> None:
     """gridsim: simulate grid and cloud job scheduling policies."""
@@ -165,7 +181,7 @@ def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, quie
             cluster=cluster,
             out_dir=out,
             overwrite=overwrite,
-            command=shlex.join(["gridsim", *sys.argv[1:]]),
+            command=_command_line(),
             progress=not quiet,
             say=lambda line: click.echo(line, err=True),
         )
@@ -223,6 +239,41 @@ def validate(scenario) -> None:
     )
     for point in experiment.points if points > 1 else ():
         click.echo(f"  point {point.index}: {point.label()}")
+
+
+@main.command()
+@click.argument("folders", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", "-o", type=click.Path(path_type=Path), required=True,
+              help="New folder for the merged results.")  # fmt: skip
+def merge(folders, out) -> None:
+    """Merge results FOLDERS of one experiment (shards, replication ranges) into OUT.
+
+    The merged tables are those one run of all their cells gives; folders of another
+    scenario, seed or gridsim version, or holding a cell twice, are refused.
+    """
+    from gridsim.experiments.folders import merge as merge_folders
+    from gridsim.experiments.store import StoreError
+
+    try:
+        manifest = merge_folders(list(folders), out, _command_line())
+    except StoreError as error:
+        _fail(str(error))
+        raise  # unreachable
+    cells = sum(b - a + 1 for ranges in manifest["done"].values() for a, b in ranges)
+    click.echo(f"merged {len(folders)} folders into {out}: {cells} cells")
+
+
+@main.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+def status(folder) -> None:
+    """Show what results FOLDER holds: cells done and missing per point, and its history."""
+    from gridsim.experiments.folders import describe
+    from gridsim.experiments.store import StoreError
+
+    try:
+        click.echo(describe(folder))
+    except StoreError as error:
+        _fail(str(error))
 
 
 @main.command()

@@ -185,7 +185,7 @@ class FolderStore:
                 clear(path)
                 existing = None
             if existing is not None:
-                difference = experiment_difference(existing, manifest)
+                difference = experiment_difference(existing, manifest, "in the folder", "asked")
                 if difference:
                     raise StoreError(
                         f"{path}: holds another experiment ({difference}); "
@@ -254,39 +254,45 @@ class FolderStore:
 # ---- manifests --------------------------------------------------------------------------------
 
 
-def experiment_difference(stored: dict[str, Any], wanted: dict[str, Any]) -> str | None:
-    """What makes two manifests different experiments, in a few words (None if the same)."""
+def experiment_difference(
+    stored: dict[str, Any], wanted: dict[str, Any], there: str = "there", here: str = "here"
+) -> str | None:
+    """What makes two manifests different experiments, in a few words (None if the same);
+    ``there`` and ``here`` name the two sides."""
     if not is_store(stored):
         return "results of an earlier gridsim layout"
     if stored.get("gridsim_version") != wanted.get("gridsim_version"):
-        return (f"written by gridsim {stored.get('gridsim_version')}, "
-                f"this is gridsim {wanted.get('gridsim_version')}")  # fmt: skip
+        return (f"gridsim {stored.get('gridsim_version')} {there}, "
+                f"{wanted.get('gridsim_version')} {here}")  # fmt: skip
     if stored.get("seed") != wanted.get("seed"):
-        return f"seed {stored.get('seed')} there, {wanted.get('seed')} here"
+        return f"seed {stored.get('seed')} {there}, {wanted.get('seed')} {here}"
     if stored.get("scenario_hash") != wanted.get("scenario_hash"):
-        where = first_difference(stored.get("identity"), wanted.get("identity"))
+        where = first_difference(stored.get("identity"), wanted.get("identity"), there, here)
         name = stored.get("scenario")
-        return f"scenario {name!r} with {where}" if where else f"scenario {name!r}"
+        return f"scenario {name!r}, {where}" if where else f"scenario {name!r}"
     return None
 
 
-def first_difference(old: Any, new: Any, path: str = "") -> str | None:
+def first_difference(
+    old: Any, new: Any, there: str = "there", here: str = "here", path: str = ""
+) -> str | None:
     """The first path where two JSON-like values differ, as ``path: old there, new here``."""
     if isinstance(old, dict) and isinstance(new, dict):
         for key in [*old, *(k for k in new if k not in old)]:
-            found = first_difference(old.get(key), new.get(key), f"{path}.{key}".lstrip("."))
+            found = first_difference(old.get(key), new.get(key), there, here,
+                                     f"{path}.{key}".lstrip("."))  # fmt: skip
             if found:
                 return found
         return None
     if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         for index, (a, b) in enumerate(zip(old, new, strict=True)):
-            found = first_difference(a, b, f"{path}.{index}".lstrip("."))
+            found = first_difference(a, b, there, here, f"{path}.{index}".lstrip("."))
             if found:
                 return found
         return None
     if old != new:
         shown = path.removeprefix("points.0.") if path.startswith("points.0.") else path
-        return f"{shown or 'the scenario'}: {_short(old)} there, {_short(new)} here"
+        return f"{shown or 'the scenario'}: {_short(old)} {there}, {_short(new)} {here}"
     return None
 
 
@@ -452,8 +458,12 @@ def combined_sources(
     """The chunks of several folders of one experiment (shards), in (point, replication)
     order; StoreError if they are different experiments or hold a cell twice."""
     first = manifests[0]
+    resolved = [Path(folder).resolve() for folder in folders]
+    for index, folder in enumerate(resolved):
+        if folder in resolved[:index]:
+            raise StoreError(f"{folders[index]}: given twice")
     for folder, manifest in zip(folders[1:], manifests[1:], strict=True):
-        difference = experiment_difference(manifest, first)
+        difference = experiment_difference(manifest, first, f"in {folder}", f"in {folders[0]}")
         if difference:
             raise StoreError(f"{folder} and {folders[0]} are different experiments "
                              f"({difference})")  # fmt: skip
