@@ -75,12 +75,14 @@ class ProcessExecutor:
         self._pool = ProcessPoolExecutor(
             max_workers=workers, initializer=_worker_setup, initargs=(os.getpid(),)
         )
+        self._stopped = False
 
     def submit(self, function: Callable[..., Any], *args: Any) -> Future:
         return self._pool.submit(function, *args)
 
     def stop(self) -> None:
         # The pool's own shutdown waits for running chunks; terminate its processes instead.
+        self._stopped = True
         processes = list(getattr(self._pool, "_processes", {}).values())
         self._pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
@@ -93,7 +95,8 @@ class ProcessExecutor:
                 process.kill()
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True)
+        if not self._stopped:
+            self._pool.shutdown(wait=True)
 
 
 class DaskExecutor:
