@@ -103,7 +103,7 @@ class DaskExecutor:
     """Chunks on a Dask distributed cluster: an existing scheduler (``tcp://HOST:PORT``) or a
     ``LocalCluster`` of ``N`` single-threaded worker processes started here (``local:N``)."""
 
-    def __init__(self, address: str, processes: bool = True) -> None:
+    def __init__(self, address: str, processes: bool = True, timeout_s: float = 10) -> None:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -120,7 +120,7 @@ class DaskExecutor:
             self._client = Client(self._cluster)
         else:
             try:
-                self._client = Client(address, timeout=10)
+                self._client = Client(address, timeout=timeout_s)
             except (OSError, TimeoutError, ValueError) as error:
                 raise ExecutorError(f"--cluster {address}: cannot reach a Dask scheduler "
                                     f"({error})") from None  # fmt: skip
