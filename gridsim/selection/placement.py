@@ -21,7 +21,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from gridsim.selection.criteria import FirstFit, MinFinish, _Additive, register
+from gridsim.selection.criteria import FirstFit, MinFinish, SlotCriterion, register
 from gridsim.selection.steps import _NEG, _Step, choose_cheapest
 from gridsim.selection.window_search import find_window
 
@@ -134,8 +134,12 @@ def _first_complete_rows(step: _Step, count: int) -> np.ndarray:
     return found[found >= 0]
 
 
-class _InSlotOrder:
-    """Backfilling's window: the first member slots in slot order (``choose_in_slot_order``)."""
+class InSlotOrder:
+    """Backfilling's window: the first member slots in slot order (``choose_in_slot_order``).
+
+    A mixin for a :class:`~gridsim.selection.criteria.WindowCriterion`, listed first:
+    ``class BFfinish(InSlotOrder, MinFinish)``.
+    """
 
     takes_cheapest: ClassVar[bool] = False
 
@@ -145,7 +149,7 @@ class _InSlotOrder:
 
 @register
 @dataclass(frozen=True)
-class BFstart(_InSlotOrder, FirstFit):
+class BFstart(InSlotOrder, FirstFit):
     """FirstFit's ``z_i = -start``, slots in order: the earliest start [TY20, Sec. 4.1, item 1].
 
     Readings of "start time minimisation" the paper leaves open (docs/model.md, "BFstart"):
@@ -190,7 +194,7 @@ def _check_choice(field_name: str, value: str, allowed: tuple[str, ...]) -> None
 
 
 @dataclass(frozen=True)
-class _OwnSlotStart(_Additive):
+class _OwnSlotStart(SlotCriterion):
     """``z_i = -(start of the free slot)``: BFstart with ``start_of=slot``."""
 
     def slot_values(self, slot_start, slot_end, q, cost, start, runtime, performance=None):
@@ -206,7 +210,7 @@ _OWN_SLOT_START = _OwnSlotStart()
 
 @register
 @dataclass(frozen=True)
-class BFfinish(_InSlotOrder, MinFinish):
+class BFfinish(InSlotOrder, MinFinish):
     """MinFinish's ``z_i = -finish``, slots in order: earliest finish [TY20, Sec. 4.1, item 1]."""
 
     name: ClassVar[str] = "BFfinish"
@@ -236,7 +240,7 @@ class BFshort(BFfinish):
 
 
 @dataclass(frozen=True)
-class _Placement(_Additive):
+class _Placement(SlotCriterion):
     """Finish time plus node-performance and neighbour-distance amendments (items 2-3)."""
 
     alpha1: float = 0.1
