@@ -30,7 +30,12 @@ ADJACENT = 1e-6
 
 
 def choose_in_slot_order(
-    step: _Step, count: int, value, equal_starts: str = "node", ties: str = "fastest"
+    step: _Step,
+    count: int,
+    value,
+    equal_starts: str = "node",
+    ties: str = "fastest",
+    falls_with_start: bool = False,
 ) -> object:
     """Backfilling without tie-break rules: at every step take the first ``count`` member slots
     in slot order (start, then node) [TY20, Sec. 3.2, Fig. 2], falling back to the cheapest
@@ -40,13 +45,16 @@ def choose_in_slot_order(
     order; ``fastest``/``slowest``: by performance); ``ties`` decides between steps of equal
     value (``fastest``: the faster slowest node, as the general search's group loop meets
     them; ``slowest``: the slower one, passed on as the key's secondary value).
+    ``falls_with_start``: ``value`` never grows with the start at a fixed runtime (earliest
+    start or finish), which lets an unlimited budget look only at each sigma's first
+    complete row.
     """
     if count == 0:
         return choose_cheapest(
             step, count, lambda s, picks, total: (value(s.start, s.runtime), None)
         )
     if np.isinf(step.budget_left).all() and equal_starts == "node" and ties == "fastest":
-        return _first_in_slot_order_unlimited(step, count, value)
+        return _first_in_slot_order_unlimited(step, count, value, falls_with_start)
     # The first ``count`` members in slot order (columns are kept in price order).
     in_order = _slot_order(step, equal_starts)
     member = step.member[:, in_order]
@@ -80,26 +88,31 @@ def _slot_order(step: _Step, equal_starts: str) -> np.ndarray:
     return np.lexsort((step.columns, sign * performance, step.slots.start[step.columns]))
 
 
-def _first_in_slot_order_unlimited(step: _Step, count: int, value) -> object:
+def _first_in_slot_order_unlimited(
+    step: _Step, count: int, value, falls_with_start: bool
+) -> object:
     """``choose_in_slot_order`` without a budget: every row with enough members is affordable,
     so only the best row's members are looked up.
 
-    ``value`` never grows with the start at a fixed runtime (an earliest start or finish), so
-    a sigma's best row is its first row with enough members: later rows of the same sigma
-    start no earlier, so they have no better value and lose the ties (start, then row order).
-    Rows are therefore tested in blocks from each sigma's first step, and a sigma drops out
-    at its first complete row: the membership matrix of a busy profile's hundreds of rows
-    per sigma is never built.
+    If ``value`` never grows with the start at a fixed runtime (``falls_with_start``), a
+    sigma's best row is its first row with enough members: later rows of the same sigma start
+    no earlier, so they have no better value and lose the ties (start, then row order). Rows
+    are then tested in blocks from each sigma's first step, and a sigma drops out at its first
+    complete row: the membership matrix of a busy profile's hundreds of rows per sigma is
+    never built.
     """
-    first = _first_complete_rows(step, count)
-    if len(first) == 0:
+    if falls_with_start:
+        complete = _first_complete_rows(step, count)
+    else:
+        complete = np.flatnonzero(step.member.sum(axis=1) >= count)
+    if len(complete) == 0:
         return None
-    score = value(step.start[first], step.runtime[first])
-    performance = step.slots.performance[step.sigma[first]]
-    row = int(first[np.lexsort((step.start[first], -performance, -score))[0]])
+    score = value(step.start[complete], step.runtime[complete])
+    performance = step.slots.performance[step.sigma[complete]]
+    best = int(np.lexsort((step.start[complete], -performance, -score))[0])
+    row = int(complete[best])
     members = np.flatnonzero(step.member_block(np.array([row]), slice(None))[0])
     chosen = np.sort(step.columns[members])[:count]
-    best = int(np.flatnonzero(first == row)[0])
     return step.choice(row, float(score[best]), 0.0, chosen)
 
 
@@ -144,7 +157,15 @@ class InSlotOrder:
     takes_cheapest: ClassVar[bool] = False
 
     def choose(self, step, count, incumbent):
-        return choose_in_slot_order(step, count, self.value)
+        return choose_in_slot_order(
+            step, count, self.value, falls_with_start=_falls_with_start(self)
+        )
+
+
+def _falls_with_start(criterion) -> bool:
+    """Whether the criterion's ``value`` is one known never to grow with the start (an
+    earliest start or finish); a plugin's own ``value`` is not assumed to be."""
+    return type(criterion).value in (FirstFit.value, MinFinish.value)
 
 
 @register
@@ -185,7 +206,9 @@ class BFstart(InSlotOrder, FirstFit):
         return find_window(profile.slot_table(), request, criterion)
 
     def choose(self, step, count, incumbent):
-        return choose_in_slot_order(step, count, self.value, self.equal_starts, self.ties)
+        return choose_in_slot_order(
+            step, count, self.value, self.equal_starts, self.ties, _falls_with_start(self)
+        )
 
 
 def _check_choice(field_name: str, value: str, allowed: tuple[str, ...]) -> None:
