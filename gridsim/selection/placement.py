@@ -102,7 +102,7 @@ def _first_in_slot_order_unlimited(
     never built.
     """
     if falls_with_start:
-        complete = _first_complete_rows(step, count)
+        complete = step.first_complete_rows(count)
     else:
         complete = np.flatnonzero(step.member.sum(axis=1) >= count)
     if len(complete) == 0:
@@ -114,37 +114,6 @@ def _first_in_slot_order_unlimited(
     members = np.flatnonzero(step.member_block(np.array([row]), slice(None))[0])
     chosen = np.sort(step.columns[members])[:count]
     return step.choice(row, float(score[best]), 0.0, chosen)
-
-
-#: Rows per sigma in the first block of ``_first_complete_rows``; each next block is 4x.
-_FIRST_BLOCK = 8
-
-
-def _first_complete_rows(step: _Step, count: int) -> np.ndarray:
-    """Per sigma (rows are grouped by sigma, in step order), its first row with at least
-    ``count`` members, in row order; sigmas with none are left out."""
-    change = np.flatnonzero(step.sigma[1:] != step.sigma[:-1]) + 1
-    begin = np.concatenate(([0], change))
-    end = np.concatenate((change, [len(step.sigma)]))
-    found = np.full(len(begin), -1, dtype=np.int64)
-    active = np.arange(len(begin))
-    offset, width = 0, _FIRST_BLOCK
-    while len(active):
-        lo = begin[active] + offset
-        size = np.clip(end[active] - lo, 0, width)
-        rows = np.repeat(lo - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
-        complete = step.member_block(rows, slice(None)).sum(axis=1) >= count
-        owner = np.repeat(np.arange(len(active)), size)
-        hit = np.flatnonzero(complete)
-        # The first complete row of each group: hits are in row order within a group.
-        groups, first_hit = np.unique(owner[hit], return_index=True)
-        found[active[groups]] = rows[hit[first_hit]]
-        still = np.ones(len(active), dtype=bool)
-        still[groups] = False
-        still &= lo + size < end[active]
-        active = active[still]
-        offset, width = offset + width, 4 * width
-    return found[found >= 0]
 
 
 class InSlotOrder:
@@ -287,6 +256,17 @@ class _Placement(SlotCriterion):
     def _base(self, start, runtime, performance):
         return -(start + runtime) - self.alpha1 * performance
 
+    def _bonus_bound(self) -> float | None:
+        """The most the amendments add to one slot's ``z`` (None: no bound)."""
+        return None
+
+    def window_value_bound(self, start, runtime, slowest, n):
+        # Every slot's z is the base at its own (no slower) node plus at most the bonus.
+        bonus = self._bonus_bound()
+        if bonus is None:
+            return None
+        return n * (self._base(start, runtime, slowest) + bonus)
+
     @staticmethod
     def _distances(slot_start, slot_end, start, runtime):
         left = start - slot_start
@@ -325,6 +305,11 @@ class PAST(_Placement):
         super().__post_init__()
         _check_choice("rule2", self.rule2, ("as_printed", "as_described"))
 
+    def _bonus_bound(self) -> float | None:
+        # Two adjacency bonuses; rule 2 as printed only subtracts (L_right >= 0), as
+        # described it adds up to alpha2 times the slot's length: no bound.
+        return 2 * self.delta1 if self.rule2 == "as_printed" else None
+
     @property
     def _rule2_sign(self) -> float:
         return -1.0 if self.rule2 == "as_printed" else 1.0
@@ -359,6 +344,10 @@ class CoP(_Placement):
 
     name: ClassVar[str] = "CoP"
     summary: ClassVar[str] = "finish time with Coordinated Placement rules [TY20, Sec. 4.1]"
+
+    def _bonus_bound(self) -> float | None:
+        # Per side at most one of tight (+delta1) and roomy (+delta2): the others subtract.
+        return 2 * max(self.delta1, self.delta2)
 
     def _side(self, distance, runtime):
         tight = distance < self.epsilon1 * runtime
