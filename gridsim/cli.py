@@ -278,12 +278,17 @@ def status(folder) -> None:
 
 @main.command()
 def policies() -> None:
-    """List the registered resource-selection criteria."""
-    from gridsim.selection.criteria import describe_criteria
+    """List the resource-selection criteria: built-in, then installed plugins."""
+    from gridsim.selection.criteria import describe_criteria, describe_plugin_criteria
 
     rows = describe_criteria()
-    width = max(len(name) for name, _ in rows)
+    plugins = describe_plugin_criteria()
+    width = max(len(name) for name, _ in rows + plugins)
     for name, summary in rows:
+        click.echo(f"{name.ljust(width)}  {summary}")
+    if plugins:
+        click.echo("\ninstalled plugins (gridsim.criteria entry points):")
+    for name, summary in plugins:
         click.echo(f"{name.ljust(width)}  {summary}")
 
 
