@@ -219,9 +219,11 @@ def select_run(
     for column, value in [*given, *(point or {}).items()]:
         if column not in chosen.columns:
             continue
-        chosen = chosen[chosen[column].isna() if value is None else chosen[column] == value]
-        if chosen.empty:
-            raise ValueError(f"no {what} with {column} = {value!r}")
+        matching = chosen[chosen[column].isna() if value is None else chosen[column] == value]
+        if matching.empty:
+            present = ", ".join(map(str, pd.unique(chosen[column])))
+            raise ValueError(f"no {what} with {column} = {value!r} (present: {present})")
+        chosen = matching
     for column in ("run", "policy", "replication", "queue_size"):
         if column in chosen.columns and chosen[column].nunique() > 1:
             values = sorted(chosen[column].unique().tolist())

@@ -259,6 +259,6 @@ def test_a_run_stopped_by_a_plugin_is_one_line_and_exit_code_two(tmp_path):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith(
-        "gridsim: error: run failed: PluginError: policy plugin_samples:AlwaysNodeZero returned "
-        "an infeasible window"
+        "gridsim: error: policy plugin_samples:AlwaysNodeZero returned an infeasible window"
     )
+    assert "the run stopped; 0 replications finished" in lines[0]
