@@ -10,11 +10,12 @@ import shlex
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import ClassVar
 
 import click
 
 from gridsim.config import ScenarioError
-from gridsim.experiments.kinds import kind_module, load_scenario
+from gridsim.experiments.kinds import kind_module
 
 QUICKSTART = "quickstart"
 
@@ -31,11 +32,14 @@ def _fail(message: str) -> None:
 
 
 def _load(scenario: str | None, log: Path | None = None):
+    """The experiment of a scenario file (every point of its grid validated)."""
+    from gridsim.experiments.grid import load_experiment
+
     try:
         source = _scenario_source(scenario)
         if log is not None:
             source = _with_log(source, log)
-        return load_scenario(source)
+        return load_experiment(source)
     except ScenarioError as error:
         _fail(f"{scenario or QUICKSTART}: {error}")
         raise  # unreachable
@@ -58,16 +62,73 @@ def _with_log(source: str | Path, log: Path) -> str:
     return f"# workload.path set by --log {log}\n{text}"
 
 
-def _default_out(name: str) -> Path:
-    base = Path("results") / name
+def _default_out(experiment, seed: int | None) -> Path:
+    """``results/<name>``: the first of it, ``-2``, ``-3``, ... that is empty or holds this
+    experiment (so rerunning an interrupted command resumes it)."""
+    from gridsim.experiments.runner import new_manifest
+    from gridsim.experiments.store import StoreError, experiment_difference, read_manifest
+
+    wanted = new_manifest(experiment, experiment.seed if seed is None else seed)
+    base = Path("results") / experiment.name
     candidate, number = base, 1
     while candidate.exists() and any(candidate.iterdir()):
+        try:
+            stored = read_manifest(candidate)
+        except StoreError:
+            stored = None
+        if stored is not None and experiment_difference(stored, wanted) is None:
+            break
         number += 1
         candidate = base.with_name(f"{base.name}-{number}")
     return candidate
 
 
-@click.group()
+class _Replications(click.ParamType):
+    """``N`` (replications 0..N-1) or ``A:B`` (A..B-1)."""
+
+    name = "N|A:B"
+
+    def convert(self, value, param, ctx):
+        from gridsim.experiments.cells import CellsError, parse_replications
+
+        if isinstance(value, range):
+            return value
+        try:
+            return parse_replications(str(value))
+        except CellsError as error:
+            self.fail(str(error).removeprefix(f"--replications {str(value)!r}: "), param, ctx)
+
+
+class _Shard(click.ParamType):
+    name = "I/K"
+
+    def convert(self, value, param, ctx):
+        from gridsim.experiments.cells import CellsError, parse_shard
+
+        if isinstance(value, tuple):
+            return value
+        try:
+            return parse_shard(str(value))
+        except CellsError as error:
+            self.fail(str(error).removeprefix(f"--shard {str(value)!r}: "), param, ctx)
+
+
+class _Gridsim(click.Group):
+    """The command group, remembering its arguments for the run history."""
+
+    arguments: ClassVar[list[str]] = []
+
+    def main(self, args=None, *rest, **options):  # type: ignore[override]
+        _Gridsim.arguments = [str(a) for a in (sys.argv[1:] if args is None else args)]
+        return super().main(args, *rest, **options)
+
+
+def _command_line() -> str:
+    """The invocation as typed (recorded in a results folder's history)."""
+    return shlex.join(["gridsim", *_Gridsim.arguments])
+
+
+@click.group(cls=_Gridsim)
 @click.version_option(package_name="gridsim-sched")
 def main() -> None:
     """gridsim: simulate grid and cloud job scheduling policies."""
@@ -75,36 +136,67 @@ def main() -> None:
 
 @main.command()
 @click.argument("scenario", required=False)
-@click.option("--replications", "-r", type=click.IntRange(min=1), help="Override the count.")
+@click.option("--replications", "-r", type=_Replications(),
+              help="How many (N: replications 0..N-1) or which (A:B: A..B-1) "
+                   "[the scenario's count].")  # fmt: skip
+@click.option(
+    "--shard",
+    type=_Shard(),
+    help="Run only slice I of K of the replications (split over machines).",
+)
 @click.option("--seed", "-s", type=click.IntRange(min=0), help="Override the scenario seed.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes [all cores].")
-@click.option("--out", "-o", type=click.Path(path_type=Path), help="Results folder.")
+@click.option(
+    "--cluster",
+    metavar="local:N|tcp://HOST:PORT",
+    help="Run on Dask: a local cluster of N workers, or a scheduler's address.",
+)
+@click.option("--out", "-o", type=click.Path(path_type=Path),
+              help="Results folder (resumed if it holds this experiment).")  # fmt: skip
+@click.option("--overwrite", is_flag=True,
+              help="Replace a results folder that holds another experiment.")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--log", type=click.Path(path_type=Path),
               help="Workload log replacing workload.path (swf_replay scenarios).")  # fmt: skip
-def run(scenario, replications, seed, jobs, out, quiet, log) -> None:
-    """Run SCENARIO (a YAML file; default: the embedded quick-start) and summarise it."""
-    from gridsim.analysis.stats import format_summary
-    from gridsim.experiments.runner import run_experiment
+def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, quiet, log) -> None:
+    """Run SCENARIO (a YAML file; default: the embedded quick-start) and summarise it.
 
-    model, text = _load(scenario, log)
-    out = out or _default_out(model.name)
-    result = run_experiment(
-        model,
-        text,
-        replications=replications,
-        seed=seed,
-        jobs=jobs,
-        out_dir=out,
-        command=shlex.join(["gridsim", *sys.argv[1:]]),
-        progress=not quiet,
-    )
-    module = kind_module(model)
-    keys = [c for c in ("policy", "goal", "queue_size") if c in result.summary.columns]
+    A results folder of the same scenario and seed is resumed: only its missing cells run.
+    """
+    from gridsim.analysis.stats import format_summary
+    from gridsim.experiments.cells import CellsError
+    from gridsim.experiments.executors import ExecutorError
+    from gridsim.experiments.runner import run_experiment
+    from gridsim.experiments.store import StoreError
+
+    experiment = _load(scenario, log)
+    out = out or _default_out(experiment, seed)
+    try:
+        result = run_experiment(
+            experiment,
+            replications=replications,
+            shard=shard,
+            seed=seed,
+            jobs=jobs,
+            cluster=cluster,
+            out_dir=out,
+            overwrite=overwrite,
+            command=_command_line(),
+            progress=not quiet,
+            say=lambda line: click.echo(line, err=True),
+        )
+    except (StoreError, ExecutorError, CellsError) as error:
+        _fail(str(error))
+        raise  # unreachable
+    module = kind_module(experiment.scenario)
+    present = result.summary.columns
+    keys = [c for c in (*experiment.axes, "policy", "goal") if c in present]
+    keys += [c for c in ("queue_size",) if c in present and c not in keys]
     metrics = getattr(module, "DISPLAY_METRICS", None) or [
         c.removesuffix("_mean") for c in result.summary.columns if c.endswith("_mean")
     ]
-    click.echo(format_summary(result.summary, keys, metrics))
+    if not result.summary.empty:
+        click.echo(format_summary(result.summary, keys, metrics))
     if "paired" in result.tables:
         click.echo("\npaired against the first policy, same replications (policy - baseline):")
         for _, row in result.tables["paired"].iterrows():
@@ -114,16 +206,23 @@ def run(scenario, replications, seed, jobs, out, quiet, log) -> None:
                 f"({row['relative_mean']:+.2%} ± {row['relative_ci95']:.2%}), "
                 f"{int(row['pairs'])} pairs"
             )
-    click.echo(f"\nresults: {out}  ({result.metadata['replications_completed']} replications)")
+    done = result.metadata["replications_completed"]
+    points = f", {len(experiment.points)} points" if len(experiment.points) > 1 else ""
+    click.echo(f"\nresults: {out}  ({done} replications{points})")
+    if result.status == "interrupted":
+        click.echo(f"gridsim: interrupted; finished chunks are kept in {out}: run the same "
+                   "command to resume", err=True)  # fmt: skip
+        sys.exit(130)
     if result.status != "complete":
-        _fail(f"run {result.status}: {result.error}; finished replications were written")
+        _fail(f"run {result.status}: {result.error}; finished chunks were kept")
 
 
 @main.command()
 @click.argument("scenario")
 def validate(scenario) -> None:
-    """Check SCENARIO and print what it will run."""
-    model, _ = _load(scenario)
+    """Check SCENARIO (every point of its grid) and print what it will run."""
+    experiment = _load(scenario)
+    model = experiment.scenario
     if hasattr(model, "policies"):
         compared = f"{len(model.policies)} policies"
     else:  # log replays compare schedulers under one policy
@@ -131,30 +230,75 @@ def validate(scenario) -> None:
 
         policy = build_criterion(model.policy).label
         compared = f"schedulers {', '.join(model.schedulers)} under {policy}"
+    points = len(experiment.points)
     click.echo(
         f"{scenario}: valid {model.kind} scenario {model.name!r}, "
-        f"{model.replications} replications, seed {model.seed}, {compared}"
+        f"{model.replications} replications, seed {model.seed}, {compared}; "
+        f"{points} point{'s' * (points != 1)} x {model.replications} replications = "
+        f"{points * model.replications} runs"
     )
+    for point in experiment.points if points > 1 else ():
+        click.echo(f"  point {point.index}: {point.label()}")
+
+
+@main.command()
+@click.argument("folders", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", "-o", type=click.Path(path_type=Path), required=True,
+              help="New folder for the merged results.")  # fmt: skip
+def merge(folders, out) -> None:
+    """Merge results FOLDERS of one experiment (shards, replication ranges) into OUT.
+
+    The merged tables are those one run of all their cells gives; folders of another
+    scenario, seed or gridsim version, or holding a cell twice, are refused.
+    """
+    from gridsim.experiments.folders import merge as merge_folders
+    from gridsim.experiments.store import StoreError
+
+    try:
+        manifest = merge_folders(list(folders), out, _command_line())
+    except StoreError as error:
+        _fail(str(error))
+        raise  # unreachable
+    cells = sum(b - a + 1 for ranges in manifest["done"].values() for a, b in ranges)
+    click.echo(f"merged {len(folders)} folders into {out}: {cells} cells")
+
+
+@main.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+def status(folder) -> None:
+    """Show what results FOLDER holds: cells done and missing per point, and its history."""
+    from gridsim.experiments.folders import describe
+    from gridsim.experiments.store import StoreError
+
+    try:
+        click.echo(describe(folder))
+    except StoreError as error:
+        _fail(str(error))
 
 
 @main.command()
 def policies() -> None:
-    """List the registered resource-selection criteria."""
-    from gridsim.selection.criteria import describe_criteria
+    """List the resource-selection criteria: built-in, then installed plugins."""
+    from gridsim.selection.criteria import describe_criteria, describe_plugin_criteria
 
     rows = describe_criteria()
-    width = max(len(name) for name, _ in rows)
+    plugins = describe_plugin_criteria()
+    width = max(len(name) for name, _ in rows + plugins)
     for name, summary in rows:
+        click.echo(f"{name.ljust(width)}  {summary}")
+    if plugins:
+        click.echo("\ninstalled plugins (gridsim.criteria entry points):")
+    for name, summary in plugins:
         click.echo(f"{name.ljust(width)}  {summary}")
 
 
 def _results_table(results: Path, name: str, command: str):
-    import pandas as pd
+    from gridsim.analysis.results import load_table
 
-    path = results / f"{name}.parquet"
-    if not path.exists():
-        _fail(f"{path} not found ({command} needs the results of a jobflow scenario)")
-    return pd.read_parquet(path)
+    table = load_table(results, name)
+    if table is None:
+        _fail(f"{results}: no {name} table ({command} needs the results of a jobflow scenario)")
+    return table
 
 
 def _one_run(table, policy, replication, queue_size, what):

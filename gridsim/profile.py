@@ -23,6 +23,10 @@ from gridsim.model import Node, Slot, Window
 #: Free intervals shorter than this are dropped when slots are split (float dust).
 MIN_SLOT_LENGTH = 1e-9
 
+#: Free intervals ending this long before the present are forgotten (far above float dust,
+#: far below any job length).
+FORGET_MARGIN = 1e-6
+
 
 @dataclass(frozen=True)
 class SlotTable:
@@ -183,6 +187,33 @@ class Profile:
             price=merged(table.price, [row[3].price for row in new_rows], float)[order],
             q=merged(table.q, [row[3].q for row in new_rows], float)[order],
         )
+
+    def forget_before(self, time: float) -> None:
+        """Drop the free intervals that ended before ``time`` (the simulation's present).
+
+        Every search from then on starts at ``time`` or later and every release begins there,
+        so such an interval is never a candidate and never merges again: keeping it only
+        lengthens the slot table every search reads (by thousands of slots after a few
+        thousand jobs). Intervals ending within :data:`FORGET_MARGIN` of ``time`` are kept.
+        """
+        cutoff = time - FORGET_MARGIN
+        forgot = False
+        for intervals in self._free:
+            if intervals and intervals[0][1] < cutoff:
+                kept = next((k for k, (_, b) in enumerate(intervals) if b >= cutoff), None)
+                del intervals[: len(intervals) if kept is None else kept]
+                forgot = True
+        table = self._table
+        if forgot and table is not None:
+            keep = table.end >= cutoff
+            self._table = SlotTable(
+                node=table.node[keep],
+                start=table.start[keep],
+                end=table.end[keep],
+                performance=table.performance[keep],
+                price=table.price[keep],
+                q=table.q[keep],
+            )
 
     def reserve(self, window: Window) -> None:
         """Take a window's tasks out of the free slots (slot subtraction).

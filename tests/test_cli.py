@@ -9,11 +9,11 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
 
+from gridsim.analysis.results import load_table
 from gridsim.cli import main
 
 REPOSITORY = Path(__file__).resolve().parents[1]
@@ -42,8 +42,10 @@ def test_run_of_the_quickstart_prints_one_row_per_policy_and_writes_results(tmp_
     for policy, line in zip(policies, lines[1:], strict=False):
         assert line.split()[:2] == [policy, "3"]
     assert f"results: {out}  (3 replications)" in completed.stdout
-    assert sorted(p.name for p in out.iterdir()) == ["metadata.json", "runs.parquet", "summary.csv"]
-    runs = pd.read_parquet(out / "runs.parquet")
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
+        "metadata.json", "runs", "summary.csv",
+    ]  # fmt: skip
+    runs = load_table(out, "runs")
     assert len(runs) == 3 * len(policies)
     metadata = json.loads((out / "metadata.json").read_text())
     assert metadata["command"].startswith("gridsim run -r 3 -j 1 -q -o ")
@@ -166,7 +168,7 @@ def test_a_request_no_environment_can_satisfy_runs_and_records_unfound_windows(t
     out = tmp_path / "out"
     result = invoke("run", path, "-r", 2, "-j", 1, "-q", "-o", out)
     assert result.exit_code == 0, result.output
-    runs = pd.read_parquet(out / "runs.parquet")
+    runs = load_table(out, "runs")
     assert len(runs) == 2 * 3
     assert not runs["found"].any()
     assert runs["start"].isna().all() and runs["cost"].isna().all()

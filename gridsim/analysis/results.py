@@ -1,10 +1,15 @@
 """Results folders as data: every table a run wrote, as pandas DataFrames.
 
 Consumes one or more folders written by :func:`gridsim.experiments.runner.run_experiment`
-(``<table>.parquet`` files beside ``metadata.json``, layout in docs/results.md); produces a
-:class:`Results` holding each table and the folders' metadata. Several folders are combined
-into one comparison: their tables are concatenated and a ``run`` column names the folder each
-row came from (``replication`` alone would then no longer identify an instance).
+(a result store: one Parquet dataset per table beside the ``metadata.json`` manifest, or the
+earlier layout of one ``<table>.parquet`` per table; docs/results.md); produces a
+:class:`Results` holding each table and the folders' metadata.
+
+Several folders of one experiment (same scenario, seed and gridsim version: shards, or runs
+of separate replication ranges) are one experiment: their cells are combined into the tables
+a single run gives (a cell held twice is refused). Folders of different experiments are
+combined into one comparison: their tables are concatenated and a ``run`` column names the
+folder each row came from (``replication`` alone would then no longer identify an instance).
 
 Cost: reading the Parquet files; nothing is recomputed.
 """
@@ -64,6 +69,11 @@ class Results:
         return self.extra.get(name, pd.DataFrame())
 
     @property
+    def axes(self) -> list[str]:
+        """The swept paths of the experiment (columns of every table), in grid order."""
+        return list(dict.fromkeys(a for m in self.metadata for a in m.get("axes", [])))
+
+    @property
     def policies(self) -> list[str]:
         """Policies in the order the scenario lists them (first = baseline of comparisons)."""
         return list(dict.fromkeys(self.runs["policy"])) if "policy" in self.runs else []
@@ -79,31 +89,100 @@ def load_results(*folders: str | Path) -> Results:
             recompute with :func:`gridsim.analysis.stats.paired_comparison`).
 
     Raises:
-        FileNotFoundError: a folder without ``metadata.json`` or ``runs.parquet``.
+        FileNotFoundError: a folder without ``metadata.json`` or a ``runs`` table.
+        ValueError: folders of one experiment that hold a cell twice.
     """
+    from gridsim.experiments.store import StoreError, combined_sources, is_store
+
     if not folders:
         raise ValueError("load_results needs at least one results folder")
     paths = [Path(folder) for folder in folders]
     names = _unique_names(paths)
+    manifests = [_manifest(path) for path in paths]
+    metadata = [
+        {**manifest, "folder": str(path), "run": name}
+        for path, name, manifest in zip(paths, names, manifests, strict=True)
+    ]
+    if len(paths) > 1 and all(is_store(m) for m in manifests) and _one_experiment(manifests):
+        try:
+            sources = combined_sources(paths, manifests)
+        except StoreError as error:
+            raise ValueError(str(error)) from None
+        return _results(_store_tables(paths, sources, manifests[0]), metadata)
     tables: dict[str, list[pd.DataFrame]] = {}
-    metadata = []
-    for path, name in zip(paths, names, strict=True):
-        meta_path = path / "metadata.json"
-        if not meta_path.exists() or not (path / "runs.parquet").exists():
-            raise FileNotFoundError(
-                f"{path}: not a gridsim results folder (expected metadata.json and runs.parquet)"
-            )
-        metadata.append({**json.loads(meta_path.read_text()), "folder": str(path), "run": name})
-        for file in sorted(path.glob("*.parquet")):
-            table = pd.read_parquet(file)
+    for path, name, manifest in zip(paths, names, manifests, strict=True):
+        for table_name, table in _folder_tables(path, manifest).items():
             if len(paths) > 1:
                 table.insert(0, "run", name)
-            tables.setdefault(file.stem, []).append(table)
+            tables.setdefault(table_name, []).append(table)
     if len(paths) > 1:
         tables.pop("paired", None)
     combined = {name: pd.concat(parts, ignore_index=True) for name, parts in tables.items()}
-    named = {name: combined.pop(name) for name in NAMED_TABLES if name in combined}
-    return Results(**named, extra=combined, metadata=metadata)
+    return _results(combined, metadata)
+
+
+def load_table(folder: str | Path, name: str) -> pd.DataFrame | None:
+    """One table of one results folder (either layout), or None if the folder has none."""
+    path = Path(folder)
+    try:
+        manifest = _manifest(path)
+    except FileNotFoundError:
+        return None
+    from gridsim.experiments.store import committed_chunks, is_store, read_table
+
+    if is_store(manifest) and (path / name).is_dir():
+        return read_table([(path, chunk) for chunk in committed_chunks(path)], name)
+    file = path / f"{name}.parquet"
+    return pd.read_parquet(file) if file.exists() else None
+
+
+def _results(tables: dict[str, pd.DataFrame], metadata: list[dict[str, Any]]) -> Results:
+    named = {name: tables.pop(name) for name in NAMED_TABLES if name in tables}
+    return Results(**named, extra=tables, metadata=metadata)
+
+
+def _manifest(path: Path) -> dict[str, Any]:
+    from gridsim.experiments.store import is_store
+
+    meta_path = path / "metadata.json"
+    manifest = json.loads(meta_path.read_text()) if meta_path.exists() else None
+    has_runs = (path / "runs").is_dir() if is_store(manifest) else (path / "runs.parquet").exists()
+    if manifest is None or not has_runs:
+        raise FileNotFoundError(f"{path}: not a gridsim results folder "
+                                "(expected metadata.json and a runs table)")  # fmt: skip
+    return manifest
+
+
+def _one_experiment(manifests: list[dict[str, Any]]) -> bool:
+    keys = ("scenario_hash", "seed", "gridsim_version")
+    return len({tuple(m.get(k) for k in keys) for m in manifests}) == 1
+
+
+def _folder_tables(path: Path, manifest: dict[str, Any]) -> dict[str, pd.DataFrame]:
+    """Every table of one folder (chunk tables, then derived ``<name>.parquet`` files)."""
+    from gridsim.experiments.store import committed_chunks, is_store, read_table, table_names
+
+    tables = {}
+    if is_store(manifest):
+        sources = [(path, chunk) for chunk in committed_chunks(path)]
+        tables = {name: read_table(sources, name) for name in table_names(path)}
+    for file in sorted(path.glob("*.parquet")):
+        tables.setdefault(file.stem, pd.read_parquet(file))
+    return tables
+
+
+def _store_tables(paths: list[Path], sources: list, manifest: dict[str, Any]) -> dict:
+    """The tables of several folders of one experiment, as one run would have written them
+    (``paired`` recomputed over all cells)."""
+    from gridsim.experiments.kinds import KINDS
+    from gridsim.experiments.runner import derived_tables
+    from gridsim.experiments.store import read_table, table_names
+
+    names = list(dict.fromkeys(n for path in paths for n in table_names(path)))
+    tables = {name: read_table(sources, name) for name in names}
+    module = KINDS[manifest["kind"]].load()
+    tables.update(derived_tables(module, tables["runs"], tuple(manifest.get("axes", []))))
+    return tables
 
 
 def _unique_names(paths: list[Path]) -> list[str]:

@@ -189,7 +189,7 @@ def format_summary(summary: pd.DataFrame, keys: Sequence[str], metrics: Sequence
             else:
                 cells.append(f"{mean:.4g} ± {half:.2g}")
         lines.append(cells)
-    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
+    widths = [max([len(h), *(len(line[i]) for line in lines)]) for i, h in enumerate(header)]
     render = [
         "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True))
         for cells in [header, *lines]

@@ -46,6 +46,9 @@ METRICS = [*RUN_METRICS, "finish_advantage_pct", "sim_time_s"]
 #: Columns `gridsim run` prints (all of METRICS are in summary.csv).
 DISPLAY_METRICS = ["mean_finish", "finish_advantage_pct", "makespan", "mean_wait",
                    "mean_bounded_slowdown", "mean_cost", "utilisation"]  # fmt: skip
+#: ``queue_sizes: [50, 100]`` is the grid ``sweep: {queue_size: [50, 100]}``: each point of
+#: an experiment holds one queue size (:mod:`gridsim.experiments.grid`).
+GRID_SHORTHANDS = {"queue_size": "queue_sizes"}
 
 
 class JobsConfig(Strict):

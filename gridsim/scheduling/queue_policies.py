@@ -158,6 +158,7 @@ class _QueuePlanner(ReservationPlanner):
 
     def overrun(self, job_id: int, now: float, end: float) -> tuple[float, Changes]:
         """The job keeps its nodes until ``end`` (or local load); the queue is planned again."""
+        self._advance(now)
         planned_end = self.busy_until[job_id]
         end = self._overrun_end(job_id, end)
         old = self._release_queue()
@@ -182,6 +183,7 @@ class FcfsReservations(_QueuePlanner):
 
     def submit(self, jobs: Iterable[Job], now: float) -> tuple[Changes, list[Job]]:
         """Plan newly arrived jobs after the queue (or re-plan it if one overtakes it)."""
+        self._advance(now)
         new = sorted(jobs, key=self.key)
         last = max(self.reservations, key=lambda i: self.key(self.jobs[i]), default=None)
         if new and last is not None and self.key(new[0]) < self.key(self.jobs[last]):
@@ -248,6 +250,7 @@ class EasyBackfilling(_QueuePlanner):
 
     def submit(self, jobs: Iterable[Job], now: float) -> tuple[Changes, list[Job]]:
         """Queue the new jobs (rejecting those no window fits) and walk the queue."""
+        self._advance(now)
         rejected = []
         for job in jobs:
             if not self._feasible(job, now):

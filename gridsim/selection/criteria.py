@@ -26,8 +26,18 @@ import numpy as np
 from pydantic import AfterValidator, Field
 
 from gridsim.model import Node, Request, Window
+from gridsim.plugins import (
+    GROUPS,
+    PluginLoadError,
+    check_contract,
+    check_frozen_dataclass,
+    find_class,
+    installed,
+    plugin_name,
+)
 from gridsim.profile import Profile
 from gridsim.selection.exact import choose_optimal
+from gridsim.selection.guard import GuardedCriterion
 from gridsim.selection.steps import choose_cheapest
 from gridsim.selection.window_search import Candidates, find_window
 
@@ -45,16 +55,25 @@ class CriterionError(ValueError):
 
 
 def build_criterion(spec: str | Mapping[str, Any]) -> Criterion:
-    """A criterion from a name or a mapping ``{name: ..., <parameter>: ...}``."""
+    """A criterion from a name or a mapping ``{name: ..., <parameter>: ...}``.
+
+    The name is a registered criterion's, a plugin's ``package.module:Class`` or the name of
+    an installed ``gridsim.criteria`` entry point (:mod:`gridsim.plugins`); a plugin comes
+    back wrapped in a :class:`~gridsim.selection.guard.GuardedCriterion`.
+    """
     if isinstance(spec, str):
         spec = {"name": spec}
     params = dict(spec)
     name = params.pop("name", None)
-    if name not in CRITERIA:
-        close = difflib.get_close_matches(str(name), CRITERIA, n=1)
+    cls = CRITERIA.get(name) if isinstance(name, str) else None
+    plugin = cls is None and isinstance(name, str) and _plugin_class(name)
+    if plugin:
+        cls = plugin
+    if cls is None:
+        known = [*CRITERIA, *installed(GROUPS["criterion"])]
+        close = difflib.get_close_matches(str(name), known, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise CriterionError(f"unknown criterion {name!r}{hint} (see `gridsim policies`)")
-    cls = CRITERIA[name]
     allowed = {f.name for f in fields(cls)}
     unknown = sorted(set(params) - allowed)
     if unknown:
@@ -62,9 +81,26 @@ def build_criterion(spec: str | Mapping[str, Any]) -> Criterion:
             f"criterion {name} has no parameter {unknown[0]!r} (allowed: {sorted(allowed)})"
         )
     try:
-        return cls(**params)
+        criterion = cls(**params)
     except (TypeError, ValueError) as error:
         raise CriterionError(f"criterion {name}: {error}") from None
+    if not plugin:
+        return criterion
+    shown = plugin_name(cls, name)
+    label = criterion.label if cls.label is not Criterion.label else _label(shown, criterion)
+    return GuardedCriterion(criterion, shown, label, origin=name)  # type: ignore[return-value]
+
+
+def _plugin_class(name: str) -> type[Criterion] | None:
+    """The plugin class ``name`` refers to, checked against :data:`PLUGIN_CONTRACT`."""
+    try:
+        cls = find_class(name, GROUPS["criterion"])
+        if cls is not None:
+            check_contract(cls, PLUGIN_CONTRACT, "criterion", name)
+            check_frozen_dataclass(cls, name)
+    except PluginLoadError as error:
+        raise CriterionError(str(error)) from None
+    return cls
 
 
 def check_policy_specs(specs: list[str | dict[str, Any]]) -> list[str | dict[str, Any]]:
@@ -92,6 +128,31 @@ def describe_criteria() -> list[tuple[str, str]]:
     return [(name, cls.summary) for name, cls in CRITERIA.items()]
 
 
+def describe_plugin_criteria() -> list[tuple[str, str]]:
+    """(name, description or why it cannot be used) of every installed plugin criterion."""
+    rows = []
+    for name, entry_point in installed(GROUPS["criterion"]).items():
+        try:
+            cls = _plugin_class(name) if name not in CRITERIA else None
+        except CriterionError as error:
+            rows.append((name, f"unusable: {error}"))
+            continue
+        if cls is None:
+            rows.append((name, f"hidden by the built-in {name}; name it as {entry_point.value}"))
+        else:
+            rows.append((name, f"{cls.summary or cls.__doc__ or ''} [{entry_point.value}]"))
+    return rows
+
+
+def _label(name: str, criterion: Any) -> str:
+    params = [
+        f"{f.name}={getattr(criterion, f.name)}"
+        for f in fields(criterion)
+        if getattr(criterion, f.name) != f.default
+    ]
+    return f"{name}({', '.join(params)})" if params else name
+
+
 @dataclass(frozen=True)
 class Criterion:
     """Base of all criteria: the search protocol and the default (FirstFit-like) parts."""
@@ -109,12 +170,7 @@ class Criterion:
     @property
     def label(self) -> str:
         """Name with non-default parameters, e.g. ``MultipleBest(target=MinCost)``."""
-        params = [
-            f"{f.name}={getattr(self, f.name)}"
-            for f in fields(self)
-            if getattr(self, f.name) != f.default
-        ]
-        return f"{self.name}({', '.join(params)})" if params else self.name
+        return _label(self.name, self)
 
     def search(self, profile: Profile, request: Request) -> Window | None:
         return find_window(profile.slot_table(), request, self)
@@ -144,12 +200,31 @@ class Criterion:
 
 
 @dataclass(frozen=True)
-class _WindowLevel(Criterion):
-    """Value depends only on the window's start, runtime (and cost): cheapest subset."""
+class WindowCriterion(Criterion):
+    """Contract of a criterion whose value depends only on the window's start and runtime.
+
+    Write ``value``; the search takes the cheapest affordable subset at every step (any
+    affordable subset gives the same start and runtime). Mixing in
+    :class:`~gridsim.selection.placement.InSlotOrder` takes the first slots in slot order
+    instead, as backfilling does (BFstart, BFfinish). FirstFit, MinStart, MinFinish and
+    MinRuntime are written this way.
+    """
 
     takes_cheapest: ClassVar[bool] = True
 
     def value(self, start, runtime):
+        """Value (larger is better) of windows starting at ``start`` lasting ``runtime``.
+
+        Args:
+            start: window starts (time units), a NumPy array.
+            runtime: the windows' runtimes (time units), an array broadcast against ``start``
+                or a number.
+
+        Returns:
+            An array of ``start``'s shape. It must be vectorised and pure (no state kept
+            between calls, no change to its arguments): it is called once per batch of
+            candidate steps, in an order that is not the paper's scan. Cost: O(len(start)).
+        """
         raise NotImplementedError
 
     def sigma_bounds(self, slots, sigmas, runtimes, request, joinable):
@@ -164,7 +239,7 @@ class _WindowLevel(Criterion):
 
 @register
 @dataclass(frozen=True)
-class FirstFit(_WindowLevel):
+class FirstFit(WindowCriterion):
     name: ClassVar[str] = "FirstFit"
     summary: ClassVar[str] = "earliest start, on the fastest group that has it [TY18, Sec. 4.2]"
 
@@ -174,7 +249,7 @@ class FirstFit(_WindowLevel):
 
 @register
 @dataclass(frozen=True)
-class MinStart(_WindowLevel):
+class MinStart(WindowCriterion):
     name: ClassVar[str] = "MinStart"
     summary: ClassVar[str] = "earliest start; among those, the cheapest window"
 
@@ -188,7 +263,7 @@ class MinStart(_WindowLevel):
 
 @register
 @dataclass(frozen=True)
-class MinFinish(_WindowLevel):
+class MinFinish(WindowCriterion):
     name: ClassVar[str] = "MinFinish"
     summary: ClassVar[str] = "earliest finish time [TY18, Sec. 4.2]"
 
@@ -198,7 +273,7 @@ class MinFinish(_WindowLevel):
 
 @register
 @dataclass(frozen=True)
-class MinRuntime(_WindowLevel):
+class MinRuntime(WindowCriterion):
     name: ClassVar[str] = "MinRuntime"
     summary: ClassVar[str] = "shortest runtime (fastest slowest node) [TY18, Sec. 4.2]"
 
@@ -210,25 +285,48 @@ class MinRuntime(_WindowLevel):
 
 
 @dataclass(frozen=True)
-class _Additive(Criterion):
-    """Window value ``sum(z_i)`` over its slots; ``lite`` picks the n cheapest instead of DP."""
+class SlotCriterion(Criterion):
+    """Contract of an additive criterion: the window's value is ``sum(z_i)`` over its slots.
+
+    Write ``slot_values`` (the per-slot value ``z``) and ``slot_value_bound`` (an upper
+    bound of it over a range of starts, for pruning). With ``lite = False`` the search runs
+    the exact slot subset allocation at every step [TY18, Sec. 3.3]; with ``lite = True`` it
+    scores the ``n`` cheapest slots [TY19, Sec. 4.2], much faster. MinCost, MaxQ, DEP, COORD,
+    PAST and CoP are written this way.
+
+    Arguments of both methods are NumPy arrays broadcast against each other: per slot
+    ``slot_start`` and ``slot_end`` (the free interval holding the task; ``-inf``/``+inf`` at
+    the profile's edges), ``q`` (the node's value), ``cost`` (the task's cost, money),
+    ``performance``; per window ``start`` and ``runtime`` (time units).
+    """
 
     lite: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "lite" in cls.__dict__:  # Lite criteria take the cheapest subset at every step
+            cls.takes_cheapest = cls.lite
 
     def slot_values(
         self, slot_start, slot_end, q, cost, start, runtime, performance=None
     ) -> np.ndarray:
-        """``z`` of slots (broadcast) for windows starting at ``start``.
+        """``z`` (larger is better) of slots for windows starting at ``start``.
 
-        ``performance`` is the slot's node performance (PAST and CoP use it; the others
-        ignore it).
+        Must be vectorised and pure, like :meth:`WindowCriterion.value`. Cost: O(size of the
+        broadcast arrays); called on (steps x candidate slots) matrices.
         """
         raise NotImplementedError
 
     def slot_value_bound(
         self, slot_start, slot_end, q, cost, runtime, lo, hi, performance=None
     ) -> np.ndarray:
-        """An upper bound of ``z`` over window starts in ``[lo, hi]``."""
+        """An upper bound of ``z`` over window starts in ``[lo, hi]`` (arrays).
+
+        It must never be below the value ``slot_values`` gives for a start in the range: the
+        search skips every window whose bound cannot beat the best found, so a bound too low
+        loses the best window silently (no guard can see it). A looser bound is always
+        correct, only slower; ``+inf`` everywhere turns the pruning off.
+        """
         raise NotImplementedError
 
     def sigma_bounds(self, slots: Candidates, sigmas, runtimes, request, joinable):
@@ -349,7 +447,7 @@ def _additive(
     """Register an additive criterion from its per-slot value and bound functions."""
 
     @dataclass(frozen=True)
-    class _Criterion(_Additive):
+    class _Criterion(SlotCriterion):
         def slot_values(self, slot_start, slot_end, q, cost, start, runtime, performance=None):
             return values(slot_start, slot_end, q, cost, start, runtime)
 
@@ -505,6 +603,22 @@ class MultipleBest(Criterion):
     def score(self, window, nodes):
         return build_criterion(self.target).score(window, nodes)
 
+
+_SLOT = ("slot_start", "slot_end", "q", "cost")
+#: What a plugin criterion must define, by the base it extends (:mod:`gridsim.plugins`).
+PLUGIN_CONTRACT = (
+    (WindowCriterion, {"value": ("start", "runtime")}),
+    (
+        SlotCriterion,
+        {
+            "slot_values": (*_SLOT, "start", "runtime", "performance="),
+            "slot_value_bound": (*_SLOT, "runtime", "lo", "hi", "performance="),
+        },
+    ),
+    (Criterion, {"search": ("profile", "request")}),
+)
+#: Older names of the two contracts.
+_WindowLevel, _Additive = WindowCriterion, SlotCriterion
 
 # Job-flow placement criteria (BFstart, BFfinish, BFshort, PAST, CoP) register themselves.
 from gridsim.selection import placement as _placement  # noqa: E402, F401

@@ -21,7 +21,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from gridsim.selection.criteria import FirstFit, MinFinish, _Additive, register
+from gridsim.selection.criteria import FirstFit, MinFinish, SlotCriterion, register
 from gridsim.selection.steps import _NEG, _Step, choose_cheapest
 from gridsim.selection.window_search import find_window
 
@@ -95,8 +95,12 @@ def _first_in_slot_order_unlimited(step: _Step, count: int, value) -> object:
     return step.choice(row, float(score[row]), 0.0, first)
 
 
-class _InSlotOrder:
-    """Backfilling's window: the first member slots in slot order (``choose_in_slot_order``)."""
+class InSlotOrder:
+    """Backfilling's window: the first member slots in slot order (``choose_in_slot_order``).
+
+    A mixin for a :class:`~gridsim.selection.criteria.WindowCriterion`, listed first:
+    ``class BFfinish(InSlotOrder, MinFinish)``.
+    """
 
     takes_cheapest: ClassVar[bool] = False
 
@@ -106,7 +110,7 @@ class _InSlotOrder:
 
 @register
 @dataclass(frozen=True)
-class BFstart(_InSlotOrder, FirstFit):
+class BFstart(InSlotOrder, FirstFit):
     """FirstFit's ``z_i = -start``, slots in order: the earliest start [TY20, Sec. 4.1, item 1].
 
     Readings of "start time minimisation" the paper leaves open (docs/model.md, "BFstart"):
@@ -151,7 +155,7 @@ def _check_choice(field_name: str, value: str, allowed: tuple[str, ...]) -> None
 
 
 @dataclass(frozen=True)
-class _OwnSlotStart(_Additive):
+class _OwnSlotStart(SlotCriterion):
     """``z_i = -(start of the free slot)``: BFstart with ``start_of=slot``."""
 
     def slot_values(self, slot_start, slot_end, q, cost, start, runtime, performance=None):
@@ -167,7 +171,7 @@ _OWN_SLOT_START = _OwnSlotStart()
 
 @register
 @dataclass(frozen=True)
-class BFfinish(_InSlotOrder, MinFinish):
+class BFfinish(InSlotOrder, MinFinish):
     """MinFinish's ``z_i = -finish``, slots in order: earliest finish [TY20, Sec. 4.1, item 1]."""
 
     name: ClassVar[str] = "BFfinish"
@@ -197,7 +201,7 @@ class BFshort(BFfinish):
 
 
 @dataclass(frozen=True)
-class _Placement(_Additive):
+class _Placement(SlotCriterion):
     """Finish time plus node-performance and neighbour-distance amendments (items 2-3)."""
 
     alpha1: float = 0.1
