@@ -127,6 +127,7 @@ class DisruptedBackfilling(ConservativeBackfilling):
         Returns:
             The queued jobs whose reservation moved, by job id.
         """
+        self._advance(now)
         colliding = [
             job_id
             for job_id, window in self.reservations.items()
@@ -149,6 +150,7 @@ class DisruptedBackfilling(ConservativeBackfilling):
 
     def resubmit(self, job: Job, now: float) -> dict[int, Window]:
         """Plan a killed job again (``resubmit`` mode); the windows new or moved, by job id."""
+        self._advance(now)
         if self.resubmit_mode == "keep_priority":
             window = self._search(job, now)
             self.profile.reserve(window)
