@@ -3,10 +3,10 @@
     python tools/dependability_report.py results/dependability
 
 Reads the ``runs`` table of ``gridsim run scenarios/dependability.yaml -o <folder>``; writes
-the figure of disturbed shares to docs/images/dependability-disturbed.png and replaces the part
-of docs/dependability.md between the ``<!-- tables: begin -->`` and ``<!-- tables: end -->``
-markers with the tables (paired against the baseline policy, 95% intervals), so that every
-number on that page comes from this command.
+the figure of disturbed shares to docs/images/dependability/disturbed-share.png and replaces
+the part of docs/dependability.md between the ``<!-- tables: begin -->`` and
+``<!-- tables: end -->`` markers with the tables (paired against the baseline policy, 95%
+intervals), so that every number on that page comes from this command.
 """
 
 from __future__ import annotations
@@ -58,13 +58,14 @@ def main() -> None:
     parser.add_argument("--baseline", default="BFfinish")
     parser.add_argument("--doc", type=Path, default=ROOT / "docs/dependability.md")
     parser.add_argument(
-        "--figure", type=Path, default=ROOT / "docs/images/dependability-disturbed.png"
+        "--figure", type=Path, default=ROOT / "docs/images/dependability/disturbed-share.png"
     )
     args = parser.parse_args()
     runs = load_table(args.results, "runs")
     if runs is None:
         parser.error(f"{args.results} holds no runs table")
     figure = dependability.plot_disturbed_share(runs, [FAILURES, OVERRUNS])
+    args.figure.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(args.figure, dpi=110)
     text = args.doc.read_text()
     pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.DOTALL)
