@@ -12,19 +12,22 @@ intervals), so that every number on that page comes from this command.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from pathlib import Path
 
 from gridsim.analysis import dependability
 from gridsim.analysis.results import load_table
+from gridsim.experiments.grid import load_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
 FAILURES, OVERRUNS = "faults.failures.rate", "faults.local_overruns.mean"
 BEGIN, END = "<!-- tables: begin -->", "<!-- tables: end -->"
 
 
-def tables_text(runs, baseline: str) -> str:
+def tables_text(runs, jobs, horizon: float, baseline: str) -> str:
     axes = [FAILURES, OVERRUNS]
+    shares = dependability.load_horizon_shares(jobs, horizon, axes)
     paired = dependability.paired_table(runs, baseline, axes)
     means = dependability.level_means(runs, axes)
     heaviest = {FAILURES: runs[FAILURES].max(), OVERRUNS: runs[OVERRUNS].max()}
@@ -43,6 +46,11 @@ def tables_text(runs, baseline: str) -> str:
         dependability.markdown_paired(paired, "mean_finish", axes, relative=True),
         f"**Cost including lost work, relative to {baseline}**:",
         dependability.markdown_paired(paired, "total_cost_with_losses", axes, relative=True),
+        f"**Share of jobs that start after the local load ends** (time {horizon:g}; after it "
+        "no local task runs, so none can overrun or be a neighbour):",
+        dependability.markdown_shares(shares, "after_load", axes),
+        f"**Disturbed share of the jobs that start while local load lasts** (before {horizon:g}):",
+        dependability.markdown_shares(shares, "disturbed_in_load", axes),
         f"**Means at the heaviest level** ({FAILURES} = {heaviest[FAILURES]}, {OVERRUNS} = "
         f"{heaviest[OVERRUNS]}):",
         dependability.markdown_means(means, heaviest),
@@ -61,9 +69,12 @@ def main() -> None:
         "--figure", type=Path, default=ROOT / "docs/images/dependability/disturbed-share.png"
     )
     args = parser.parse_args()
-    runs = load_table(args.results, "runs")
-    if runs is None:
-        parser.error(f"{args.results} holds no runs table")
+    runs, jobs = load_table(args.results, "runs"), load_table(args.results, "jobs")
+    if runs is None or jobs is None:
+        parser.error(f"{args.results} holds no runs and jobs tables")
+    # The local load's horizon of the scenario that made these results.
+    text = json.loads((args.results / "metadata.json").read_text())["scenario_text"]
+    horizon = load_experiment(text).scenario.environment.horizon
     figure = dependability.plot_disturbed_share(runs, [FAILURES, OVERRUNS])
     args.figure.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(args.figure, dpi=110)
@@ -71,7 +82,7 @@ def main() -> None:
     pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.DOTALL)
     if not pattern.search(text):
         parser.error(f"{args.doc} has no {BEGIN} ... {END} markers")
-    replacement = f"{BEGIN}\n\n{tables_text(runs, args.baseline)}\n\n{END}"
+    replacement = f"{BEGIN}\n\n{tables_text(runs, jobs, horizon, args.baseline)}\n\n{END}"
     args.doc.write_text(pattern.sub(lambda _: replacement, text))
     print(f"wrote {args.figure} and the tables of {args.doc}")
 

@@ -88,6 +88,46 @@ def markdown_means(means: pd.DataFrame, level: dict[str, float]) -> str:
     return "\n".join(lines)
 
 
+def load_horizon_shares(jobs: pd.DataFrame, horizon: float, axes: Sequence[str]) -> pd.DataFrame:
+    """Per fault level and policy, over replications: the share of jobs that started after
+    ``horizon`` (where no local load is left) and the disturbed share of those that started
+    before it (``<name>_mean``, ``_ci95``).
+
+    A policy that starts jobs after the local load ends meets neither local overruns nor
+    neighbours; this separates that from placing dependably among the local load.
+    """
+    ran = jobs[jobs["final_state"] != "rejected"]
+    late = ran["start"] >= horizon
+    ran = ran.assign(after_load=late.astype(float), disturbed_in_load=ran["disturbed"].astype(
+        float).where(~late))  # fmt: skip
+    keys = [*axes, "policy", "replication"]
+    per_run = ran.groupby(keys, sort=False)[["after_load", "disturbed_in_load"]].mean()
+    return summarise_by(per_run.reset_index(), [*axes, "policy"],
+                        ["after_load", "disturbed_in_load"])  # fmt: skip
+
+
+def markdown_shares(shares: pd.DataFrame, metric: str, axes: Sequence[str]) -> str:
+    """One Markdown table of ``<metric>_mean ± _ci95``: a row per fault level, a column per
+    policy."""
+    policies = list(dict.fromkeys(shares["policy"]))
+    lines = [
+        "| " + " | ".join([*axes, *policies]) + " |",
+        "|" + "---|" * (len(axes) + len(policies)),
+    ]
+    for level, rows in shares.groupby(list(axes), sort=False):
+        level = level if isinstance(level, tuple) else (level,)
+        by_policy = rows.set_index("policy")
+        cells = [_number(value) for value in level]
+        for policy in policies:
+            mean, half = (
+                by_policy.loc[policy, f"{metric}_mean"],
+                by_policy.loc[policy, f"{metric}_ci95"],
+            )
+            cells.append(f"{_number(mean)} ± {_number(half)}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def plot_disturbed_share(runs: pd.DataFrame, axes: Sequence[str], title: str = "") -> Figure:
     """Disturbed share (mean, 95% interval) against each fault axis, the other axes at their
     lowest level: one panel per axis, one line per policy."""
