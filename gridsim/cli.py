@@ -1,7 +1,10 @@
 """The ``gridsim`` command: run, validate, list policies, draw, report and export.
 
-Every user error (bad YAML, unknown criterion, a value out of range) is printed as one line
-naming the field, with exit code 2 and no traceback.
+Every command ends on an error through one path (:meth:`_Gridsim.main`, then
+:func:`gridsim.errors.end_with`): a user error (bad YAML, unknown criterion, a value out of
+range, an unusable log, option or output path) is one line naming the file and the field or
+line, with exit code 2 and no traceback; a bug is exit code 1 and one line saying where its
+traceback was written.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import ClassVar
 import click
 
 from gridsim.config import ScenarioError
+from gridsim.errors import UserError, end_with
 from gridsim.experiments.kinds import kind_module
 
 QUICKSTART = "quickstart"
@@ -24,11 +28,6 @@ def _scenario_source(scenario: str | None) -> str | Path:
     if scenario in (None, QUICKSTART):
         return resources.files("gridsim").joinpath("data/quickstart.yaml").read_text()
     return Path(scenario)
-
-
-def _fail(message: str) -> None:
-    click.echo(f"gridsim: error: {message}", err=True)
-    sys.exit(2)
 
 
 def _load(scenario: str | None, log: Path | None = None):
@@ -41,8 +40,7 @@ def _load(scenario: str | None, log: Path | None = None):
             source = _with_log(source, log)
         return load_experiment(source)
     except ScenarioError as error:
-        _fail(f"{scenario or QUICKSTART}: {error}")
-        raise  # unreachable
+        raise UserError(scenario or QUICKSTART, str(error)) from None
 
 
 def _with_log(source: str | Path, log: Path) -> str:
@@ -113,14 +111,36 @@ class _Shard(click.ParamType):
             self.fail(str(error).removeprefix(f"--shard {str(value)!r}: "), param, ctx)
 
 
+class _Command(click.Command):
+    """A gridsim command: notes whether it was given ``--debug`` (the error path prints the
+    traceback then)."""
+
+    def invoke(self, ctx: click.Context):
+        _Gridsim.debug = bool(ctx.params.get("debug"))
+        return super().invoke(ctx)
+
+
 class _Gridsim(click.Group):
-    """The command group, remembering its arguments for the run history."""
+    """The command group: remembers its arguments for the run history, and is the one place
+    where a command stopped by an error ends (:func:`gridsim.errors.end_with`)."""
 
     arguments: ClassVar[list[str]] = []
+    debug: ClassVar[bool] = False
+    command_class = _Command
 
-    def main(self, args=None, *rest, **options):  # type: ignore[override]
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):  # type: ignore[override]  # fmt: skip
         _Gridsim.arguments = [str(a) for a in (sys.argv[1:] if args is None else args)]
-        return super().main(args, *rest, **options)
+        _Gridsim.debug = False
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except Exception as error:  # the one place every command ends
+            sys.exit(end_with(error, debug=_Gridsim.debug))
+        except KeyboardInterrupt as error:
+            sys.exit(end_with(error))
+        sys.exit(code if isinstance(code, int) else 0)
 
 
 def _command_line() -> str:
@@ -128,7 +148,7 @@ def _command_line() -> str:
     return shlex.join(["gridsim", *_Gridsim.arguments])
 
 
-@click.group(cls=_Gridsim)
+@click.group(cls=_Gridsim, name="gridsim")
 @click.version_option(package_name="gridsim-sched")
 def main() -> None:
     """gridsim: simulate grid and cloud job scheduling policies."""
@@ -164,30 +184,23 @@ def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, quie
     A results folder of the same scenario and seed is resumed: only its missing cells run.
     """
     from gridsim.analysis.stats import format_summary
-    from gridsim.experiments.cells import CellsError
-    from gridsim.experiments.executors import ExecutorError
     from gridsim.experiments.runner import run_experiment
-    from gridsim.experiments.store import StoreError
 
     experiment = _load(scenario, log)
     out = out or _default_out(experiment, seed)
-    try:
-        result = run_experiment(
-            experiment,
-            replications=replications,
-            shard=shard,
-            seed=seed,
-            jobs=jobs,
-            cluster=cluster,
-            out_dir=out,
-            overwrite=overwrite,
-            command=_command_line(),
-            progress=not quiet,
-            say=lambda line: click.echo(line, err=True),
-        )
-    except (StoreError, ExecutorError, CellsError) as error:
-        _fail(str(error))
-        raise  # unreachable
+    result = run_experiment(
+        experiment,
+        replications=replications,
+        shard=shard,
+        seed=seed,
+        jobs=jobs,
+        cluster=cluster,
+        out_dir=out,
+        overwrite=overwrite,
+        command=_command_line(),
+        progress=not quiet,
+        say=lambda line: click.echo(line, err=True),
+    )
     module = kind_module(experiment.scenario)
     present = result.summary.columns
     keys = [c for c in (*experiment.axes, "policy", "goal") if c in present]
@@ -214,7 +227,16 @@ def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, quie
                    "command to resume", err=True)  # fmt: skip
         sys.exit(130)
     if result.status != "complete":
-        _fail(f"run {result.status}: {result.error}; finished chunks were kept")
+        _raise_failure(result, out)
+
+
+def _raise_failure(result, out: Path) -> None:
+    """Raise what stopped a run, noting where the finished chunks are: the error of the first
+    replication that failed, a user's (a log that cannot be read) or a bug."""
+    failure = result.exception or RuntimeError(f"run {result.status}: {result.error}")
+    done = result.metadata.get("replications_completed", 0)
+    failure.add_note(f"the run stopped; {done} replications finished, kept in {out}")
+    raise failure
 
 
 @main.command()
@@ -252,13 +274,8 @@ def merge(folders, out) -> None:
     scenario, seed or gridsim version, or holding a cell twice, are refused.
     """
     from gridsim.experiments.folders import merge as merge_folders
-    from gridsim.experiments.store import StoreError
 
-    try:
-        manifest = merge_folders(list(folders), out, _command_line())
-    except StoreError as error:
-        _fail(str(error))
-        raise  # unreachable
+    manifest = merge_folders(list(folders), out, _command_line())
     cells = sum(b - a + 1 for ranges in manifest["done"].values() for a, b in ranges)
     click.echo(f"merged {len(folders)} folders into {out}: {cells} cells")
 
@@ -268,12 +285,8 @@ def merge(folders, out) -> None:
 def status(folder) -> None:
     """Show what results FOLDER holds: cells done and missing per point, and its history."""
     from gridsim.experiments.folders import describe
-    from gridsim.experiments.store import StoreError
 
-    try:
-        click.echo(describe(folder))
-    except StoreError as error:
-        _fail(str(error))
+    click.echo(describe(folder))
 
 
 @main.command()
@@ -297,17 +310,29 @@ def _results_table(results: Path, name: str, command: str):
 
     table = load_table(results, name)
     if table is None:
-        _fail(f"{results}: no {name} table ({command} needs the results of a jobflow scenario)")
+        raise UserError(results, f"no {name} table ({command} needs the results of a jobflow "
+                                 "scenario)")  # fmt: skip
     return table
 
 
-def _one_run(table, policy, replication, queue_size, what):
+def _one_run(results, table, policy, replication, queue_size, what):
     from gridsim.analysis.results import select_run
 
     try:
         return select_run(table, policy, replication, queue_size, what=what)
     except ValueError as error:
-        _fail(str(error))
+        raise UserError(results, str(error)) from None
+
+
+def _check_image_format(output: Path) -> None:
+    """A UserError unless matplotlib can write an image named ``output`` (by its suffix)."""
+    from matplotlib.figure import Figure
+
+    formats = Figure().canvas.get_supported_filetypes()
+    if output.suffix.lstrip(".").lower() not in formats:
+        known = ", ".join(f".{name}" for name in sorted(formats))
+        raise UserError(f"--output {output}", f"unknown image format {output.suffix!r}; "
+                                              f"expected one of {known}")  # fmt: skip
 
 
 @main.command()
@@ -323,7 +348,8 @@ def gantt(results, policy, replication, queue_size, start, end, output) -> None:
     """Draw the Gantt chart of one run of a job-flow RESULTS folder."""
     from gridsim.analysis.plots import plot_gantt
 
-    tasks = _one_run(_results_table(results, "tasks", "gantt"), policy, replication,
+    _check_image_format(output)
+    tasks = _one_run(results, _results_table(results, "tasks", "gantt"), policy, replication,
                      queue_size, "tasks")  # fmt: skip
     window = None
     if start is not None or end is not None:
@@ -355,11 +381,11 @@ def report(results, out) -> None:
 
     for folder in results:
         if not (folder / "metadata.json").exists():
-            _fail(f"{folder}: not a gridsim results folder (no metadata.json)")
+            raise UserError(folder, "not a gridsim results folder (no metadata.json)")
     try:
         path = write_report(list(results), out)
     except ValueError as error:
-        _fail(str(error))
+        raise UserError(", ".join(map(str, results)), str(error)) from None
     click.echo(f"wrote {path} and {path.with_suffix('.html')}")
 
 
@@ -384,14 +410,14 @@ def export(results, fmt, policy, replication, queue_size, output, time_unit_s) -
     """Export the job trace of one run of a job-flow or log-replay RESULTS folder."""
     from gridsim.analysis.export import export_run
 
-    jobs = _one_run(_results_table(results, "jobs", "export"), policy, replication,
+    jobs = _one_run(results, _results_table(results, "jobs", "export"), policy, replication,
                     queue_size, "jobs")  # fmt: skip
     run = f"{policy} replication {replication}"
     run += f" queue_size {queue_size}" if queue_size else ""
     try:
         export_run(results, jobs, fmt, output, run=run, time_unit_s=time_unit_s)
     except ValueError as error:
-        _fail(str(error))
+        raise UserError(results, str(error)) from None
     click.echo(f"wrote {output} ({len(jobs)} jobs)")
 
 
@@ -424,7 +450,7 @@ def reproduce(figure, list_figures, all_figures, quick, replications, overrides,
                 click.echo(f"{entry.id.ljust(13)} [{entry.cite}] {entry.source}: {entry.title}")
             return
         if all_figures == bool(figure):
-            _fail("name FIGUREs or --all (see --list)")
+            raise UserError("gridsim reproduce", "name FIGUREs or --all (see --list)")
         figures = catalogue.figures if all_figures else [find_figure(f) for f in figure]
         cache: dict = {}
         for entry in figures:
@@ -434,4 +460,4 @@ def reproduce(figure, list_figures, all_figures, quick, replications, overrides,
             )  # fmt: skip
             click.echo(text + "\n")
     except ScenarioError as error:
-        _fail(str(error))
+        raise UserError("gridsim reproduce", str(error)) from None

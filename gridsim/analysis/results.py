@@ -216,9 +216,11 @@ def select_run(
                           ("queue_size", queue_size)):  # fmt: skip
         if value is None or column not in chosen.columns:
             continue
-        chosen = chosen[chosen[column] == value]
-        if chosen.empty:
-            raise ValueError(f"no {what} with {column} = {value!r}")
+        matching = chosen[chosen[column] == value]
+        if matching.empty:
+            present = ", ".join(map(str, pd.unique(chosen[column])))
+            raise ValueError(f"no {what} with {column} = {value!r} (present: {present})")
+        chosen = matching
     for column in ("run", "policy", "replication", "queue_size"):
         if column in chosen.columns and chosen[column].nunique() > 1:
             values = sorted(chosen[column].unique().tolist())

@@ -97,6 +97,7 @@ class ExperimentResult:
     Attributes:
         cells_run: (point, replication) cells this invocation ran.
         cells_skipped: cells of the request already in the folder (resumed run).
+        exception: what stopped a failed run (a worker's traceback chained to it).
     """
 
     tables: ResultTables
@@ -107,6 +108,7 @@ class ExperimentResult:
     metadata: dict[str, Any] = field(default_factory=dict)
     cells_run: int = 0
     cells_skipped: int = 0
+    exception: BaseException | None = None
 
 
 def run_experiment(
@@ -183,7 +185,7 @@ def _run(experiment, seed, planned, store, wanted, shard, jobs, cluster, command
         add_planned(store.manifest, planned)
         store.manifest.setdefault("history", []).append(entry)
         store.write_manifest()
-    status, error, ran = "complete", None, 0
+    status, error, ran, failure = "complete", None, 0, None
     if to_run:
         executor = None
         try:
@@ -193,13 +195,15 @@ def _run(experiment, seed, planned, store, wanted, shard, jobs, cluster, command
             chunks = list(cell_sets.plan_chunks(missing, size))
             ran = _dispatch(experiment, seed, chunks, store, executor, progress, to_run)
         except _Stopped as stop:
-            status, error, ran = stop.status, stop.error, stop.ran
+            status, error, ran, failure = stop.status, stop.error, stop.ran, stop.__cause__
         finally:
             if executor is not None:
                 executor.close()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
     try:
-        return _finish(experiment, store, entry, status, error, ran, skipped)
+        result = _finish(experiment, store, entry, status, error, ran, skipped)
+        result.exception = failure
+        return result
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
