@@ -18,6 +18,14 @@ Definitions (times in simulation time units, cost in money units):
   ``[first arrival, last finish]``.
 * ``finish_advantage_pct``: ``100 * (baseline - policy) / baseline`` of ``mean_finish``, paired
   on the same instance [TY20, Fig. 3-4]; positive means earlier than the baseline.
+
+Dependability (docs/model.md, "Faults"), over the jobs that got a reservation (not rejected):
+
+* ``disturbed_share``: share of them that started later than first promised or were killed.
+* ``mean_start_delay``: mean of ``max(0, start - first_promised_start)`` over the jobs that
+  ran (a killed job's last start counts).
+* ``lost_work``: node-time of killed runs; ``retries``: kills; ``jobs_failed``: jobs that
+  ran out of retries; ``total_cost_with_losses``: ``total_cost`` plus the lost runs' cost.
 """
 
 from __future__ import annotations
@@ -32,6 +40,8 @@ RUN_METRICS = [
     "mean_finish", "makespan", "mean_wait", "mean_slowdown", "mean_bounded_slowdown",
     "total_cost",
     "mean_cost", "utilisation", "jobs_finished", "jobs_not_finished", "delayed_jobs",
+    "disturbed_share", "mean_start_delay", "lost_work", "retries", "jobs_failed",
+    "total_cost_with_losses",
 ]  # fmt: skip
 
 
@@ -57,6 +67,8 @@ def run_metrics(
     available = n_nodes * makespan - local_time
     job_time = float((job_tasks["end"] - job_tasks["start"]).sum())
     nan = float("nan")
+    planned = jobs[jobs["final_state"] != "rejected"]
+    start_delay = (ran["start"] - ran["first_promised_start"]).clip(lower=0)
     return {
         "mean_finish": float(ran["finish"].mean()) if len(ran) else nan,
         "makespan": makespan,
@@ -69,6 +81,12 @@ def run_metrics(
         "jobs_finished": int((jobs["final_state"] == "finished").sum()),
         "jobs_not_finished": int((jobs["final_state"] != "finished").sum()),
         "delayed_jobs": int((jobs["delay"] > 0).sum()),
+        "disturbed_share": float(planned["disturbed"].mean()) if len(planned) else nan,
+        "mean_start_delay": float(start_delay.mean()) if len(ran) else nan,
+        "lost_work": float(jobs["lost_work"].sum()),
+        "retries": int(jobs["retries"].sum()),
+        "jobs_failed": int((jobs["final_state"] == "failed").sum()),
+        "total_cost_with_losses": float(ran["cost"].sum() + jobs["lost_cost"].sum()),
     }
 
 

@@ -32,6 +32,15 @@ __all__ = [
 ]
 
 LOCAL_LOAD_GREY = "0.75"
+#: Unavailable time that is not a job's: announced local load, the unplanned kinds, outages.
+UNAVAILABLE_STYLE = {
+    "local_load": (LOCAL_LOAD_GREY, "//", "local load"),
+    "local_overrun": (LOCAL_LOAD_GREY, "xx", "local overrun / unannounced"),
+    "local_unannounced": (LOCAL_LOAD_GREY, "xx", "local overrun / unannounced"),
+    "down": ("0.15", "", "node down"),
+}
+#: Hatch of a job's run that a failure killed (in the job's colour, red edge).
+LOST_HATCH, LOST_EDGE = "xxx", "#D55E00"
 
 #: The columns each plot needs (``<metric>`` stands for the metric argument).
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -91,9 +100,10 @@ def plot_gantt(
     """A Gantt chart of one job flow's tasks.
 
     Nodes are on the y axis sorted by performance (fastest on top), local load is grey and
-    hatched, each job has one style -- colour, and a hatch beyond the first eight -- that
-    differs from every neighbouring job's (:func:`gridsim.analysis.palette.job_styles`), and
-    its id written on its bars.
+    hatched (cross-hatched where it overran or was not announced), outages are black, each job
+    has one style -- colour, and a hatch beyond the first eight -- that differs from every
+    neighbouring job's (:func:`gridsim.analysis.palette.job_styles`), and its id written on
+    its bars; a run a failure killed is cross-hatched with a red edge.
 
     Args:
         tasks: the ``tasks`` table of one run (:func:`gridsim.analysis.results.select_run`).
@@ -110,15 +120,19 @@ def plot_gantt(
     figure = Figure(figsize=(10, min(12.0, max(3.0, 0.22 * len(row) + 1.6))), layout="constrained")
     axes = figure.add_subplot()
     write_labels = label_jobs and len(tasks) <= 400
-    styles = job_styles(tasks[tasks["kind"] != "local_load"], row)
+    styles = job_styles(tasks[~tasks["kind"].isin(UNAVAILABLE_STYLE)], row)
     for task in tasks.itertuples():
         y, width = row[int(task.node)], task.end - task.start
-        local = task.kind == "local_load"
-        job = None if local else styles[int(task.job_id)]
-        colour = LOCAL_LOAD_GREY if job is None else job.colour
+        if task.kind in UNAVAILABLE_STYLE:
+            colour, hatch, _ = UNAVAILABLE_STYLE[task.kind]
+            job, edge = None, "black"
+        else:
+            job = styles[int(task.job_id)]
+            colour, edge, hatch = job.colour, job.edge, _gantt_hatch(job.hatch)
+            if task.kind == "lost":
+                edge, hatch = LOST_EDGE, LOST_HATCH
         axes.broken_barh([(task.start, width)], (y - 0.4, 0.8), facecolors=colour,
-                         edgecolors="black" if job is None else job.edge, linewidth=0.3,
-                         hatch="//" if job is None else _gantt_hatch(job.hatch))  # fmt: skip
+                         edgecolors=edge, linewidth=0.3, hatch=hatch)  # fmt: skip
         if write_labels and job is not None:
             axes.text(task.start + width / 2, y, str(int(task.job_id)), ha="center",
                       va="center", fontsize=6,
@@ -133,11 +147,19 @@ def plot_gantt(
         axes.set_xlim(*window)
     else:
         axes.set_xlim(left=0)
-    axes.legend(handles=[Patch(facecolor=LOCAL_LOAD_GREY, hatch="//", edgecolor="black",
-                               label="local load"),
-                         Patch(facecolor=OKABE_ITO[0], edgecolor="black",
-                               label="job (id on bar)")],
-                loc="upper right", fontsize=7, framealpha=0.9)  # fmt: skip
+    handles = [
+        Patch(facecolor=LOCAL_LOAD_GREY, hatch="//", edgecolor="black", label="local load"),
+        Patch(facecolor=OKABE_ITO[0], edgecolor="black", label="job (id on bar)"),
+    ]
+    kinds = set(tasks["kind"])
+    for kind in ("local_overrun", "local_unannounced", "down"):
+        colour, hatch, label = UNAVAILABLE_STYLE[kind]
+        if kind in kinds and label not in [h.get_label() for h in handles]:
+            handles.append(Patch(facecolor=colour, hatch=hatch, edgecolor="black", label=label))
+    if "lost" in kinds:
+        handles.append(Patch(facecolor=OKABE_ITO[0], hatch=LOST_HATCH, edgecolor=LOST_EDGE,
+                             label="run killed by a failure"))  # fmt: skip
+    axes.legend(handles=handles, loc="upper right", fontsize=7, framealpha=0.9)
     axes.set_title(title)
     return figure
 

@@ -75,12 +75,14 @@ class ProcessExecutor:
         self._pool = ProcessPoolExecutor(
             max_workers=workers, initializer=_worker_setup, initargs=(os.getpid(),)
         )
+        self._stopped = False
 
     def submit(self, function: Callable[..., Any], *args: Any) -> Future:
         return self._pool.submit(function, *args)
 
     def stop(self) -> None:
         # The pool's own shutdown waits for running chunks; terminate its processes instead.
+        self._stopped = True
         processes = list(getattr(self._pool, "_processes", {}).values())
         self._pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
@@ -93,14 +95,15 @@ class ProcessExecutor:
                 process.kill()
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True)
+        if not self._stopped:
+            self._pool.shutdown(wait=True)
 
 
 class DaskExecutor:
     """Chunks on a Dask distributed cluster: an existing scheduler (``tcp://HOST:PORT``) or a
     ``LocalCluster`` of ``N`` single-threaded worker processes started here (``local:N``)."""
 
-    def __init__(self, address: str, processes: bool = True) -> None:
+    def __init__(self, address: str, processes: bool = True, timeout_s: float = 10) -> None:
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -117,7 +120,7 @@ class DaskExecutor:
             self._client = Client(self._cluster)
         else:
             try:
-                self._client = Client(address, timeout=10)
+                self._client = Client(address, timeout=timeout_s)
             except (OSError, TimeoutError, ValueError) as error:
                 raise ExecutorError(f"--cluster {address}: cannot reach a Dask scheduler "
                                     f"({error})") from None  # fmt: skip

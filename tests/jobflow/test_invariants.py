@@ -117,3 +117,16 @@ def test_windows_fit_their_slots_to_the_last_bit(seed):
     instance = Instance(nodes, tuple(((50.0 * i, 50.0 * i + 30.0),) for i in range(8)), jobs)
     jobs = check_common(instance, simulate(instance, build_criterion("BFshort")))
     assert set(jobs["final_state"]) <= {"finished", "killed"}
+
+
+def test_an_end_an_ulp_past_the_window_frees_the_node_for_the_reservation_after_it():
+    """A runtime factor of 1 + 1e-16 ends within float dust of the window: it must not hold
+    the node when the next job's reservation starts there (found by the FCFS property test)."""
+    nodes = tuple(Node(i, 1.0, 0.1) for i in range(4))
+    late = 1.0000000000000002
+    jobs = (Job(0, 0.0, 1, 1.0), Job(1, 0.0, 1, 1.0), Job(2, 0.0, 1, 1.0, runtime_factor=late),
+            Job(3, 0.0, 4, 1.0))  # fmt: skip
+    for scheduler in ("fcfs", "conservative", "easy"):
+        trace = simulate(Instance(nodes, ((),) * 4, jobs), build_criterion("BFstart"),
+                         scheduler=scheduler)  # fmt: skip
+        assert [job["finish"] for job in trace.job_records()] == [1.0, 1.0, 1.0, 2.0]
