@@ -22,7 +22,7 @@ import pandas as pd
 import yaml
 
 from gridsim.analysis.stats import mean_interval
-from gridsim.config import ScenarioError, read_yaml
+from gridsim.config import ScenarioError, ScenarioLoader, read_yaml
 from gridsim.experiments.grid import set_path
 from gridsim.experiments.kinds import load_scenario
 from gridsim.reproduce.catalogue import Figure, Row
@@ -57,7 +57,11 @@ def scenario_with_overrides(path: Path, overrides: Sequence[str]) -> tuple[Any, 
         key, separator, value = item.partition("=")
         if not separator or not key:
             raise ScenarioError(f"--set {item!r}: expected KEY=VALUE, e.g. environment.nodes=32")
-        set_path(document, key.split("."), yaml.safe_load(value), where=f"--set {item!r}")
+        try:
+            parsed = yaml.load(value, Loader=ScenarioLoader)  # a SafeLoader
+        except yaml.YAMLError:
+            raise ScenarioError(f"--set {item!r}: the value is not valid YAML") from None
+        set_path(document, key.split("."), parsed, where=f"--set {item!r}")
     if overrides:
         text = f"# {path.name} with --set {' '.join(overrides)}\n" + yaml.safe_dump(
             document, sort_keys=False
