@@ -24,8 +24,11 @@ from gridsim.sim.fault_engine import simulate_with_faults
 TOL = 1e-6
 GRID = {"job", "lost"}
 UNAVAILABLE = {"local_load", "local_overrun", "local_unannounced", "down"}
-POLICIES = st.sampled_from(["BFstart", "BFfinish", "BFshort", "PAST", "CoP", "FirstFit",
-                            "MinFinish"])  # fmt: skip
+#: Backfilling criteria and single-job criteria acting as job-flow policies.
+POLICIES = st.sampled_from([
+    "BFstart", "BFfinish", "BFshort", "PAST", "CoP", "FirstFit", "MinFinish", "MinCost",
+    "MaxQLite", "DEP", {"name": "DEP", "max_distance": 10.0}, "DEPLite", "COORD", "COORDLite",
+])  # fmt: skip
 SETTINGS = settings(
     max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
