@@ -154,10 +154,21 @@ class Profile:
         a full rebuild. The batch cycle subtracts hundreds of windows per cycle and needs the
         table after each one. The result equals ``slot_table()`` after plain ``occupy`` calls.
         """
+        self._updating_table(self.occupy, intervals)
+
+    def release_updating_table(self, intervals: Iterable[tuple[int, float, float]]) -> None:
+        """``release`` each ``(node_id, start, end)``, then patch the cached slot table as
+        :meth:`occupy_updating_table` does (re-planning around faults releases and searches
+        again many times). The result equals ``slot_table()`` after plain ``release`` calls.
+        """
+        self._updating_table(self.release, intervals)
+
+    def _updating_table(self, change, intervals: Iterable[tuple[int, float, float]]) -> None:
+        """Apply ``change(node_id, start, end)`` to each interval; patch the touched rows."""
         table = self._table
         touched = set()
         for node_id, start, end in intervals:
-            self.occupy(node_id, start, end)
+            change(node_id, start, end)
             touched.add(node_id)
         if table is None or not touched:
             return

@@ -191,3 +191,21 @@ def test_a_copy_changes_independently_of_its_original():
     assert clone.slot_table().start.tolist() != original.slot_table().start.tolist()
     original.reserve(window(70.0, 10.0, [2]))
     assert clone.free_intervals(2) == [(0.0, 100.0)]
+
+
+def test_releasing_with_a_patched_table_equals_a_rebuilt_table():
+    rng = np.random.default_rng(5)
+    nodes = [Node(i, float(rng.uniform(1, 9)), 1.0, float(i)) for i in range(6)]
+    busy = [[(10.0 * k + float(rng.uniform(0, 4)), 10.0 * k + 6.0) for k in range(5)]
+            for _ in nodes]  # fmt: skip
+    for _ in range(20):
+        patched, plain = Profile(nodes, busy), Profile(nodes, busy)
+        patched.slot_table()  # a cached table to patch
+        intervals = [(int(rng.integers(0, 6)), float(a), float(a + rng.uniform(0.5, 12)))
+                     for a in rng.uniform(0, 50, size=4)]  # fmt: skip
+        patched.release_updating_table(intervals)
+        for node_id, start, end in intervals:
+            plain.release(node_id, start, end)
+        got, want = patched.slot_table(), plain.slot_table()
+        for column in ("node", "start", "end", "performance", "price", "q"):
+            assert np.array_equal(getattr(got, column), getattr(want, column)), column
