@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gridsim.cloud.dytss import DyTSS, dytss_chunks, half_performance_length
 from gridsim.cloud.selfscheduling import EqualChunks, SchedulerState
@@ -65,7 +66,7 @@ def _literal_dytss(performance, bandwidth, remaining, low, high, iterations=100)
     return chunks
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     seed=st.integers(0, 10**6),
     pilots=st.integers(1, 60),

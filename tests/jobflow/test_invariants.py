@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gridsim.model import Node
 from gridsim.scheduling.backfilling import Job
@@ -43,7 +44,9 @@ def instances(draw, deviations: bool, early_only: bool = False):
 
 
 POLICIES = st.sampled_from(["BFstart", "BFfinish", "BFshort", "PAST", "CoP"])
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def check_common(instance, trace):
