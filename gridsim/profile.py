@@ -159,6 +159,21 @@ class Profile:
         for node_id, start, end in intervals:
             self.occupy(node_id, start, end)
             touched.add(node_id)
+        self._patch(table, touched)
+
+    def release_updating_table(self, intervals: Iterable[tuple[int, float, float]]) -> None:
+        """``release`` each ``(node_id, start, end)``, then patch the cached slot table (as
+        :meth:`occupy_updating_table` does): planners release a window and search again."""
+        table = self._table
+        touched = set()
+        for node_id, start, end in intervals:
+            self.release(node_id, start, end)
+            touched.add(node_id)
+        self._patch(table, touched)
+
+    def _patch(self, table: SlotTable | None, touched: set[int]) -> None:
+        """Replace the rows of the ``touched`` nodes of ``table`` (the table before the change;
+        none: nothing to patch) by their free intervals now, in (start, node) order."""
         if table is None or not touched:
             return
         touched_ids = sorted(touched)
@@ -247,8 +262,9 @@ class Profile:
         self._table = None
 
     def release_window(self, window: Window) -> None:
-        for node_id in window.nodes:
-            self.release(node_id, window.start, window.finish)
+        self.release_updating_table(
+            (node_id, window.start, window.finish) for node_id in window.nodes
+        )
 
     # -- internals -------------------------------------------------------------------------
 

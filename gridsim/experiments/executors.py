@@ -115,7 +115,7 @@ class DaskExecutor:
             workers = _count(address.removeprefix("local:"), address)
             self._cluster = LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=processes,
-                dashboard_address=None, death_timeout=5, silence_logs=50,
+                dashboard_address=None, death_timeout=60, silence_logs=50,
             )  # fmt: skip
             self._client = Client(self._cluster)
         else:

@@ -144,8 +144,7 @@ class ReservationPlanner:
         planned_end = self.busy_until.pop(job_id)
         if now >= planned_end - TIME_TOLERANCE:
             return False
-        for node_id in window.nodes:
-            self.profile.release(node_id, now, planned_end)
+        self.profile.release_updating_table((node_id, now, planned_end) for node_id in window.nodes)
         return True
 
     def _may_move_earlier(self, job: Job, old: Window, lo: float) -> bool:

@@ -99,3 +99,38 @@ def _starts_before(table, n, volume, earliest_start, old, eligible, touching, to
     change = np.concatenate((np.ones(len(opens)), -np.ones(len(opens))))
     order = np.lexsort((change, times))  # a range ending at t closes before one opening at t
     return bool(np.cumsum(change[order]).max() >= n)
+
+
+def may_start_at(
+    table: SlotTable,
+    n: int,
+    volume: float,
+    min_performance: float,
+    time: float,
+    tolerance: float,
+    released: Window | None = None,
+) -> bool:
+    """Whether a window for the job might start at ``time``: ``n`` eligible nodes each free
+    over ``[time, time + volume / p]``, with the window ``released`` (reserved in ``table``)
+    counted as free, and the interval ending where it starts as running on for ever.
+
+    ``volume`` is the volume the criterion searches the job with (learnt from a window it
+    gave the job: runtime times slowest performance). Leans towards "maybe" as
+    :func:`may_move_earlier` does.
+    """
+    end = table.end
+    if released is not None:
+        on_released = np.zeros(max(int(table.node.max(initial=0)), *released.nodes) + 1, bool)
+        on_released[list(released.nodes)] = True
+        touching = (
+            on_released[table.node]
+            & (table.end >= released.start - SLACK)
+            & (table.start <= released.start + SLACK)
+        )
+        end = np.where(touching, np.inf, end)
+    covers = (
+        (table.performance >= min_performance)
+        & (table.start <= time + tolerance)
+        & (end + SLACK - volume / table.performance >= time - tolerance)
+    )
+    return int(np.count_nonzero(covers)) >= n

@@ -49,6 +49,7 @@ import numpy as np
 
 from gridsim.model import Request, Slot, Window
 from gridsim.profile import SlotTable
+from gridsim.selection.earliest import first_steps
 from gridsim.selection.members import MemberSets
 from gridsim.selection.steps import CheapestRows, _Choice, _steps
 
@@ -128,15 +129,17 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
         )
         return end if hopeful.all() else begin + int(np.argmin(hopeful))
 
+    first_step = first_steps(slots, sigmas, runtime, request.n)
+
     if criterion.takes_cheapest:
-        ahead = CheapestRows(slots, sigmas, runtime, request, criterion.row_values)
+        ahead = CheapestRows(slots, sigmas, runtime, request, criterion.row_values, first_step)
 
         def choose(chunk: slice, best: _Choice | None) -> _Choice | None:
             return ahead.best(chunk, lambda begin, end: reach(best, begin, end))
     else:
 
         def choose(chunk: slice, best: _Choice | None) -> _Choice | None:
-            steps = _steps(slots, sigmas[chunk], runtime, request)
+            steps = _steps(slots, sigmas[chunk], runtime, request, first_step)
             return None if steps is None else criterion.choose(steps, request.n - 1, best)
 
     best: _Choice | None = None
