@@ -210,6 +210,8 @@ def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, quie
     ]
     if not result.summary.empty:
         click.echo(format_summary(result.summary, keys, metrics))
+    elif result.metadata.get("replications_completed"):
+        click.echo("no summary: no run gave a result to average (see what was not done)")
     if "paired" in result.tables:
         click.echo("\npaired against the first policy, same replications (policy - baseline):")
         for _, row in result.tables["paired"].iterrows():
@@ -219,6 +221,7 @@ def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, quie
                 f"({row['relative_mean']:+.2%} ± {row['relative_ci95']:.2%}), "
                 f"{int(row['pairs'])} pairs"
             )
+    _print_rejections(result.metadata.get("rejections") or [])
     done = result.metadata["replications_completed"]
     points = f", {len(experiment.points)} points" if len(experiment.points) > 1 else ""
     click.echo(f"\nresults: {out}  ({done} replications{points})")
@@ -228,6 +231,16 @@ def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, quie
         sys.exit(130)
     if result.status != "complete":
         _raise_failure(result, out)
+
+
+def _print_rejections(rows: list[dict]) -> None:
+    """What the runs could not do, per policy (also in metadata.json)."""
+    from gridsim.experiments.rejections import describe
+
+    if rows:
+        click.echo('\nnot done (also in metadata.json, "rejections"):')
+    for row in rows:
+        click.echo(f"  {describe(row)}")
 
 
 def _raise_failure(result, out: Path) -> None:

@@ -120,15 +120,23 @@ def validate(model: type[BaseModel], document: dict[str, Any]) -> Any:
         validated = model.model_validate(document)
     except ValidationError as error:
         raise ScenarioError(format_validation_error(error, model)) from None
-    loose = next(_loose_scalars(document, validated.model_dump()), None)
+    loose = next(_loose_scalars(document, validated), None)
     if loose is not None:
         raise ScenarioError(loose)
     return validated
 
 
-def _loose_scalars(given: Any, read: Any, path: str = "") -> Iterator[str]:
+def _loose_scalars(given: Any, read: Any, path: str = "", default: Any = None) -> Iterator[str]:
     """Messages for the scalars of ``given`` (the YAML) that the schema read as another type
-    (``read``: the validated model dumped), walking both together."""
+    (``read``: the validated model), walking both together. A value equal to its field's
+    default is left alone (an infinite default budget written back by a grid)."""
+    if isinstance(given, dict) and isinstance(read, BaseModel):
+        fields = type(read).model_fields
+        for key, value in given.items():
+            if key in fields:
+                where = f"{path}.{key}" if path else str(key)
+                yield from _loose_scalars(value, getattr(read, key), where, fields[key].default)
+        return
     if isinstance(given, dict) and isinstance(read, dict):
         for key, value in given.items():
             if key in read:
@@ -145,7 +153,7 @@ def _loose_scalars(given: Any, read: Any, path: str = "") -> Iterator[str]:
         yield f"{where}: expected a number, got {_as_yaml(given)}{hint}"
     elif isinstance(read, bool) and not isinstance(given, bool):
         yield f"{where}: expected true or false, got {_as_yaml(given)}"
-    elif number_read and isinstance(given, float) and not math.isfinite(given):
+    elif number_read and isinstance(given, float) and not math.isfinite(given) and given != default:
         yield f"{where}: expected a finite number, got {_as_yaml(given)}"
 
 

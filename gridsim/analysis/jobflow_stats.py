@@ -16,6 +16,9 @@ Definitions (times in simulation time units, cost in money units):
 * ``total_cost``/``mean_cost``: sum and mean of job costs (runtime times the nodes' prices).
 * ``utilisation``: job node-time over the node-time not taken by local load in
   ``[first arrival, last finish]``.
+* ``jobs_rejected_too_wide``: jobs no window fits because they ask for more nodes than the
+  environment has; ``jobs_rejected_no_window``: the other rejected jobs (too few nodes fast
+  enough, or every window over budget).
 * ``finish_advantage_pct``: ``100 * (baseline - policy) / baseline`` of ``mean_finish``, paired
   on the same instance [TY20, Fig. 3-4]; positive means earlier than the baseline.
 
@@ -43,7 +46,7 @@ RUN_METRICS = [
     "total_cost",
     "mean_cost", "utilisation", "jobs_finished", "jobs_not_finished", "delayed_jobs",
     "disturbed_share", "mean_start_delay", "lost_work", "retries", "jobs_failed",
-    "total_cost_with_losses",
+    "total_cost_with_losses", "jobs_rejected_too_wide", "jobs_rejected_no_window",
 ]  # fmt: skip
 
 
@@ -69,7 +72,8 @@ def run_metrics(
     available = n_nodes * makespan - local_time
     job_time = float((job_tasks["end"] - job_tasks["start"]).sum())
     nan = float("nan")
-    planned = jobs[jobs["final_state"] != "rejected"]
+    rejected = jobs["final_state"] == "rejected"
+    planned = jobs[~rejected]
     start_delay = (ran["start"] - ran["first_promised_start"]).clip(lower=0)
     return {
         "mean_finish": float(ran["finish"].mean()) if len(ran) else nan,
@@ -89,6 +93,8 @@ def run_metrics(
         "retries": int(jobs["retries"].sum()),
         "jobs_failed": int((jobs["final_state"] == "failed").sum()),
         "total_cost_with_losses": float(ran["cost"].sum() + jobs["lost_cost"].sum()),
+        "jobs_rejected_too_wide": int((rejected & (jobs["n"] > n_nodes)).sum()),
+        "jobs_rejected_no_window": int((rejected & (jobs["n"] <= n_nodes)).sum()),
     }
 
 

@@ -33,6 +33,7 @@ from pydantic import Field, field_validator, model_validator
 from gridsim.analysis.jobflow_stats import RUN_METRICS, add_advantage, run_metrics
 from gridsim.analysis.stats import summarise_by
 from gridsim.config import Range, ScenarioBase, Strict
+from gridsim.experiments.rejections import Count
 from gridsim.experiments.window_search import EnvironmentConfig, LoadConfig
 from gridsim.faults.config import FaultsConfig
 from gridsim.faults.draws import draw_faults, instance_fault_seed
@@ -43,6 +44,14 @@ from gridsim.sim.fault_engine import simulate_with_faults
 from gridsim.workloads.environment import generate_environment
 
 METRICS = [*RUN_METRICS, "finish_advantage_pct", "sim_time_s"]
+#: What a run can fail to do, counted under the summary (:mod:`gridsim.experiments.rejections`).
+REJECTIONS = (
+    Count("jobs_rejected_too_wide", "queue_size", "jobs rejected", "wider than the machine"),
+    Count("jobs_rejected_no_window", "queue_size", "jobs rejected",
+          "no window fits (too few nodes fast enough, or over budget)"),
+    Count("jobs_failed", "queue_size", "jobs failed",
+          "killed by faults more often than the retry limit allows"),
+)  # fmt: skip
 #: Columns `gridsim run` prints (all of METRICS are in summary.csv).
 DISPLAY_METRICS = ["mean_finish", "finish_advantage_pct", "makespan", "mean_wait",
                    "mean_bounded_slowdown", "mean_cost", "utilisation"]  # fmt: skip

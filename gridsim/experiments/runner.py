@@ -43,6 +43,7 @@ from gridsim.experiments.cells import Chunk
 from gridsim.experiments.executors import ChunkExecutor, open_executor
 from gridsim.experiments.grid import Experiment, experiment_of
 from gridsim.experiments.kinds import kind_module
+from gridsim.experiments.rejections import rejection_rows
 from gridsim.experiments.store import (
     STORE_FORMAT,
     FolderStore,
@@ -324,6 +325,7 @@ def _finish(experiment: Experiment, store: Any, entry: dict[str, Any], status: s
         replications_requested=requested,
         replications_completed=completed,
         tables=sorted({*names, *derived}),
+        rejections=rejection_rows(getattr(module, "REJECTIONS", ()), runs, experiment.axes),
     )
     if isinstance(store, FolderStore):
         summary.to_csv(store.path / "summary.csv", index=False)
