@@ -82,7 +82,8 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--log", type=click.Path(path_type=Path),
               help="Workload log replacing workload.path (swf_replay scenarios).")  # fmt: skip
-def run(scenario, replications, seed, jobs, out, quiet, log) -> None:
+@click.option("--debug", is_flag=True, help="Print the traceback of a failed run.")
+def run(scenario, replications, seed, jobs, out, quiet, log, debug) -> None:
     """Run SCENARIO (a YAML file; default: the embedded quick-start) and summarise it."""
     from gridsim.analysis.stats import format_summary
     from gridsim.experiments.runner import run_experiment
@@ -116,6 +117,8 @@ def run(scenario, replications, seed, jobs, out, quiet, log) -> None:
             )
     click.echo(f"\nresults: {out}  ({result.metadata['replications_completed']} replications)")
     if result.status != "complete":
+        if debug and result.traceback:
+            click.echo(result.traceback, err=True)
         _fail(f"run {result.status}: {result.error}; finished replications were written")
 
 

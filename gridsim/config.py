@@ -86,7 +86,11 @@ def format_validation_error(error: ValidationError) -> str:
         message = "unknown field (misspelt, or not allowed here)"
     elif first["type"] == "missing":
         message = "missing (required)"
-    elif "input" in first and not isinstance(first["input"], dict | list):
+    elif (
+        "input" in first
+        and not isinstance(first["input"], dict | list)
+        and str(first["input"]) not in message  # a message naming the input says enough
+    ):
         message = f"{message} (got {first['input']!r})"
     message = message.removeprefix("Value error, ")
     more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""

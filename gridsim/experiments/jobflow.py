@@ -1,5 +1,5 @@
 """Scenario kind ``jobflow``: a job flow under conservative backfilling, one run per policy
-[TY20, Sec. 4.2].
+[TY20, Sec. 4.2]; ``scheduler`` may name FCFS, EASY or a plugin planner instead.
 
 Consumes a :class:`JobFlowScenario`; per replication and queue size it draws one instance
 (nodes, local load, jobs, runtime factors, arrival draws) and simulates every policy on that
@@ -31,6 +31,7 @@ from gridsim.analysis.stats import summarise_by
 from gridsim.config import Range, ScenarioBase, Strict
 from gridsim.experiments.window_search import EnvironmentConfig, LoadConfig
 from gridsim.scheduling.backfilling import Job
+from gridsim.scheduling.queue_policies import SchedulerSpec
 from gridsim.selection.criteria import CriterionError, PolicySpecs, build_criterion
 from gridsim.sim.engine import Instance, simulate
 from gridsim.workloads.environment import generate_environment
@@ -110,6 +111,7 @@ class JobFlowScenario(ScenarioBase):
     arrivals: ArrivalsConfig = ArrivalsConfig()
     queue_sizes: list[int] = Field(min_length=1)
     priority: Literal["fcfs", "sjf"] = "fcfs"
+    scheduler: SchedulerSpec = "conservative"
     policies: PolicySpecs
     baseline: str = "BFfinish"
     slowdown_threshold: float = Field(10.0, gt=0)
@@ -228,7 +230,7 @@ def run_replication(
         labels = dict(scenario=scenario.name, queue_size=queue_size, replication=replication)
         for criterion in scenario.criteria():
             began = time.perf_counter()
-            trace = simulate(instance, criterion, scenario.priority)
+            trace = simulate(instance, criterion, scenario.priority, scenario.scheduler)
             elapsed = time.perf_counter() - began
             job_table = pd.DataFrame(trace.job_records())
             task_table = pd.DataFrame(trace.task_records())

@@ -24,6 +24,7 @@ import os
 import platform
 import subprocess
 import sys
+import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -90,6 +91,8 @@ class ExperimentResult:
     error: str | None = None
     out_dir: Path | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: The failure's traceback (a worker's chained to it), for ``gridsim run --debug``.
+    traceback: str | None = None
 
 
 def _one_replication(args: tuple[Any, int, int]) -> dict[str, pd.DataFrame]:
@@ -125,7 +128,7 @@ def run_experiment(
     jobs = jobs or os.cpu_count() or 1
     tasks = [(scenario, r, seed) for r in range(replications)]
     collector = _Collector(out_dir)
-    status, error = "complete", None
+    status, error, failure = "complete", None, None
     bar = tqdm(total=replications, desc=scenario.name, unit="rep", disable=not progress)
     try:
         try:
@@ -139,6 +142,7 @@ def run_experiment(
         status, error = "interrupted", "interrupted by the user"
     except Exception as exc:  # keep what finished; the error goes in the metadata
         status, error = "failed", f"{type(exc).__name__}: {exc}"
+        failure = "".join(traceback.format_exception(exc))
     frames = _concat(collector.kept)
     module = kind_module(scenario)
     summary = module.summarise(frames["runs"]) if "runs" in frames else pd.DataFrame()
@@ -164,7 +168,7 @@ def run_experiment(
         "scenario_resolved": scenario.model_dump(mode="json"),
         "tables": sorted(tables),
     }
-    result = ExperimentResult(tables, summary, status, error, out_dir, metadata)
+    result = ExperimentResult(tables, summary, status, error, out_dir, metadata, failure)
     if out_dir is not None:
         write_results(result, out_dir)
     return result
