@@ -168,22 +168,10 @@ def replay_node_level(
     ``first_reservation`` is kept for conservative backfilling only (NaN otherwise), as on
     the homogeneous machine.
     """
-    from gridsim.model import Node
-    from gridsim.scheduling.backfilling import Job
-    from gridsim.sim.engine import Instance, simulate
+    from gridsim.sim.engine import simulate
 
     jobs = log.jobs
-    nodes = tuple(
-        Node(int(i), float(p), float(c))
-        for i, p, c in zip(platform.node_id, platform.performance, platform.price, strict=True)
-    )
-    flow = tuple(
-        Job(i, float(submit), int(n), float(estimate) * platform.reference_performance,
-            runtime_factor=float(duration) / float(estimate))
-        for i, (submit, n, estimate, duration) in enumerate(zip(
-            jobs.submit_time, jobs.processors, jobs.estimate, jobs.duration, strict=True))
-    )  # fmt: skip
-    instance = Instance(nodes, ((),) * len(nodes), flow)
+    instance = node_level_instance(jobs, platform)
     trace = simulate(instance, build_criterion(scenario.policy), scheduler=scheduler)
     records = pd.DataFrame(trace.job_records())  # sorted by id: the table's order
     unplaced = records.final_state.isin(["rejected", "unfinished"])
@@ -202,6 +190,27 @@ def replay_node_level(
         ]
     table.attrs["peak_processors"] = _peak_in_use(table)
     return table
+
+
+def node_level_instance(jobs: pd.DataFrame, platform: LogPlatform):
+    """The log's jobs on the platform's nodes as a job-flow :class:`~gridsim.sim.engine.Instance`
+    (job ``i`` is row ``i``): volume = estimate x reference performance, runtime factor =
+    duration / estimate, no local load."""
+    from gridsim.model import Node
+    from gridsim.scheduling.backfilling import Job
+    from gridsim.sim.engine import Instance
+
+    nodes = tuple(
+        Node(int(i), float(p), float(c))
+        for i, p, c in zip(platform.node_id, platform.performance, platform.price, strict=True)
+    )
+    flow = tuple(
+        Job(i, float(submit), int(n), float(estimate) * platform.reference_performance,
+            runtime_factor=float(duration) / float(estimate))
+        for i, (submit, n, estimate, duration) in enumerate(zip(
+            jobs.submit_time, jobs.processors, jobs.estimate, jobs.duration, strict=True))
+    )  # fmt: skip
+    return Instance(nodes, ((),) * len(nodes), flow)
 
 
 def _job_table(jobs: pd.DataFrame, start: np.ndarray, first_reservation: np.ndarray):

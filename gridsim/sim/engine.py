@@ -37,8 +37,8 @@ from gridsim.scheduling.backfilling import TIME_TOLERANCE, Job
 from gridsim.scheduling.queue_policies import SchedulerName, build_planner
 from gridsim.sim.trace import Trace
 
-#: Event phases at one instant, in the order they are processed.
-COMPLETION, START, SUBMISSION = 0, 1, 2
+#: Event phases at one instant, in the order they are processed (faults: gridsim.sim.fault_engine).
+COMPLETION, FAULT, START, SUBMISSION = 0, 1, 2, 3
 
 
 class Scheduler(Protocol):
@@ -117,6 +117,9 @@ class Engine:
         self.env = _Environment()
         self.trace = Trace(instance.nodes)
         self._version: dict[int, int] = {}
+        #: Per job, the number of its starts so far: a completion of an earlier start (one a
+        #: fault cut short) is stale and ignored.
+        self._attempt: dict[int, int] = {}
         self._occupant: list[int | None] = [None] * len(instance.nodes)
 
     def run(self) -> Trace:
@@ -172,25 +175,30 @@ class Engine:
                 )
             self._occupant[node_id] = job_id
         job = self.scheduler.jobs[job_id]
+        attempt = self._attempt[job_id] = self._attempt.get(job_id, 0) + 1
         actual_end = window.start + window.runtime * job.runtime_factor
         self.trace.started(job, window, self.scheduler.first_promised[job_id])
         if actual_end <= window.finish + TIME_TOLERANCE:
-            self._at(actual_end, COMPLETION, self._on_complete, (job_id, actual_end, None))
+            self._at(actual_end, COMPLETION, self._on_complete, (job_id, attempt, actual_end, None))
         else:
-            self._at(window.finish, COMPLETION, self._on_overrun, (job_id, actual_end))
+            self._at(window.finish, COMPLETION, self._on_overrun, (job_id, attempt, actual_end))
 
-    def _on_overrun(self, value: tuple[int, float]) -> None:
-        job_id, actual_end = value
+    def _on_overrun(self, value: tuple[int, int, float]) -> None:
+        job_id, attempt, actual_end = value
+        if self._attempt[job_id] != attempt:
+            return  # a fault ended this run of the job
         window = self.scheduler.running[job_id]
         end, moved = self.scheduler.overrun(job_id, window.finish, actual_end)
         reason = None
         if end < actual_end - TIME_TOLERANCE:
             reason = f"stopped at {end:.6g}: its overrun ran into local load"
         self._plan_starts(moved)
-        self._at(end, COMPLETION, self._on_complete, (job_id, end, reason))
+        self._at(end, COMPLETION, self._on_complete, (job_id, attempt, end, reason))
 
-    def _on_complete(self, value: tuple[int, float, str | None]) -> None:
-        job_id, end, reason = value
+    def _on_complete(self, value: tuple[int, int, float, str | None]) -> None:
+        job_id, attempt, end, reason = value
+        if self._attempt[job_id] != attempt:
+            return  # a fault ended this run of the job
         window = self.scheduler.running[job_id]
         for node_id in window.nodes:
             self._occupant[node_id] = None

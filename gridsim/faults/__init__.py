@@ -1,0 +1,1 @@
+"""Faults of job flows: their scenario parameters, their random draws, recorded outages."""
