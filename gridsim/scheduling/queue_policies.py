@@ -409,6 +409,23 @@ def scheduler_class(
     return found, params, name
 
 
+def describe_plugin_schedulers() -> list[tuple[str, str]]:
+    """(name, class or why it cannot be used) of every installed plugin scheduler."""
+    rows = []
+    for name, entry_point in installed(GROUPS["scheduler"]).items():
+        try:
+            cls, _, origin = scheduler_class(name)
+        except PluginLoadError as error:
+            rows.append((name, f"unusable: {error}"))
+            continue
+        if origin is None:
+            rows.append((name, f"hidden by the built-in {name}; name it as {entry_point.value}"))
+        else:
+            summary = (cls.__doc__ or "").strip().splitlines()
+            rows.append((name, f"{summary[0] if summary else ''} [{entry_point.value}]"))
+    return rows
+
+
 def check_scheduler_spec(spec: str | dict[str, Any]) -> str | dict[str, Any]:
     """A scenario's ``scheduler``: it names a built-in planner or a valid plugin."""
     try:

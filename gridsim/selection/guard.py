@@ -117,21 +117,22 @@ def window_problem(
         return f"it reports cost {window.cost:.9g}, its nodes' prices give {cost:.9g}"
     if cost > request.budget * (1 + RELATIVE_TOLERANCE):
         return f"it costs {cost:.9g}, over the budget {request.budget:.9g}"
-    for i in nodes:
-        if not profile.is_free(i, start + slack, finish - slack):
-            return f"node {i} is not free over [{start:.9g}, {finish:.9g})"
     if not check_slots:
+        for i in nodes:
+            if not profile.is_free(i, start + slack, finish - slack):
+                return f"node {i} is not free over [{start:.9g}, {finish:.9g})"
         return None
-    slots = {slot.node: slot for slot in window.slots}
-    for i in nodes:
-        slot = slots.get(i)
-        if slot is None or len(window.slots) != len(nodes):
-            return f"its slots {window.slots} do not match its nodes {nodes}"
-        free = profile.enclosing_slot(i, start + slack, finish - slack)
+    if len(window.slots) != len(nodes) or {slot.node for slot in window.slots} != set(nodes):
+        return f"its slots {window.slots} do not match its nodes {nodes}"
+    for slot in window.slots:
+        try:
+            free = profile.enclosing_slot(slot.node, start + slack, finish - slack)
+        except ValueError:
+            return f"node {slot.node} is not free over [{start:.9g}, {finish:.9g})"
         if abs(slot.start - free.start) > slack or abs(slot.end - free.end) > slack:
             return (
-                f"its slot of node {i} is [{slot.start:.9g}, {slot.end:.9g}), the free slot "
-                f"holding the task is [{free.start:.9g}, {free.end:.9g})"
+                f"its slot of node {slot.node} is [{slot.start:.9g}, {slot.end:.9g}), the free "
+                f"slot holding the task is [{free.start:.9g}, {free.end:.9g})"
             )
     return None
 
