@@ -1,6 +1,6 @@
 """What running a policy as a plugin costs: guarded plugins against the same built-ins.
 
-    .venv/bin/python benchmarks/bench_plugins.py [--jobs 200] [--repeat 7]
+    .venv/bin/python benchmarks/bench_plugins.py [--jobs 200] [--repeat 5]   (about 15 minutes)
 
 The 200-job, 32-node flow of TY20 Table 2 (bench_jobflow.py's instance), with exact runtimes
 and with runtimes U[0.5, 1] of the estimate (early finishes: the queue is re-planned after
@@ -68,7 +68,7 @@ def run(flow, criterion: str, scheduler: str) -> tuple[float, list[dict]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=200)
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=2020)
     args = parser.parse_args()
     flows = {
