@@ -129,6 +129,10 @@ def validate(scenario) -> None:
     model, _ = _load(scenario)
     if hasattr(model, "policies"):
         compared = f"{len(model.policies)} policies"
+        scheduler = getattr(model, "scheduler", "conservative")
+        if scheduler != "conservative":
+            name = scheduler if isinstance(scheduler, str) else scheduler.get("name")
+            compared += f" under scheduler {name}"
     else:  # log replays compare schedulers under one policy
         from gridsim.selection.criteria import build_criterion
 

@@ -421,8 +421,8 @@ def describe_plugin_schedulers() -> list[tuple[str, str]]:
         if origin is None:
             rows.append((name, f"hidden by the built-in {name}; name it as {entry_point.value}"))
         else:
-            summary = (cls.__doc__ or "").strip().splitlines()
-            rows.append((name, f"{summary[0] if summary else ''} [{entry_point.value}]"))
+            summary = (cls.__doc__ or "").strip().partition("\n")[0]
+            rows.append((name, f"{summary} [{entry_point.value}]"))
     return rows
 
 

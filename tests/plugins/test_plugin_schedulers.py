@@ -190,3 +190,11 @@ def test_debug_prints_the_plugin_traceback_from_the_worker(tmp_path):
     assert "Traceback" in debug.stderr
     assert 'in finish\n    raise KeyError(f"lost track of job {job_id}")' in debug.stderr
     assert debug.stderr.strip().splitlines()[-1] == quiet.stderr.strip()
+
+
+def test_validate_names_the_plugin_scheduler(tmp_path):
+    path = tmp_path / "scenario.yaml"
+    path.write_text(flow(scheduler={"name": "plugin_samples:AreaFirst", "largest_first": True}))
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "2 policies under scheduler plugin_samples:AreaFirst" in result.stdout
