@@ -42,9 +42,16 @@ def quick_run(path: Path, replications: int = 2):
 
 
 def test_the_single_file_example_runs_from_its_folder_next_to_the_built_ins(tmp_path):
+    folder = EXAMPLES / "single-file"
+    command = [GRIDSIM, "validate", "compare.yaml"]
+    validated = subprocess.run(command, cwd=folder, capture_output=True, text=True, check=False)
+    assert validated.returncode == 0, validated.stderr
+    # The same scenario with 30 jobs instead of 100, run from the example's folder.
+    quick = tmp_path / "compare.yaml"
+    quick.write_text((folder / "compare.yaml").read_text().replace("[100]", "[30]"))
     completed = subprocess.run(
-        [GRIDSIM, "run", "compare.yaml", "-r", "2", "-j", "2", "-q", "-o", tmp_path / "out"],
-        cwd=EXAMPLES / "single-file", capture_output=True, text=True, timeout=300, check=False,
+        [GRIDSIM, "run", quick, "-r", "2", "-j", "2", "-q", "-o", tmp_path / "out"],
+        cwd=folder, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert completed.returncode == 0, completed.stderr
     assert "WeightedFinish(runtime_weight=0.5)" in completed.stdout
