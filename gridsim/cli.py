@@ -178,7 +178,10 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--log", type=click.Path(path_type=Path),
               help="Workload log replacing workload.path (swf_replay scenarios).")  # fmt: skip
-def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, quiet, log) -> None:
+@click.option("--debug", is_flag=True, help="Print the traceback of a failure.")
+def run(
+    scenario, replications, shard, seed, jobs, cluster, out, overwrite, quiet, log, debug
+) -> None:
     """Run SCENARIO (a YAML file; default: the embedded quick-start) and summarise it.
 
     A results folder of the same scenario and seed is resumed: only its missing cells run.
