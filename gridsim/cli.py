@@ -328,11 +328,23 @@ def _results_table(results: Path, name: str, command: str):
     return table
 
 
-def _one_run(results, table, policy, replication, queue_size, what):
+def _one_run(results, table, policy, replication, queue_size, what, point=None):
     from gridsim.analysis.results import select_run
 
+    values = None
+    if point is not None:
+        import json
+
+        points = json.loads((results / "metadata.json").read_text()).get("points") or []
+        if point >= len(points):
+            raise UserError(
+                f"--point {point}", f"{results} has {len(points)} points (0 to {len(points) - 1})"
+            )
+        values = {k: v for k, v in points[point].items() if k != "point"}
+        values = {k: v if not isinstance(v, list | dict) else json.dumps(v, separators=(",", ":"))
+                  for k, v in values.items()}  # fmt: skip
     try:
-        return select_run(table, policy, replication, queue_size, what=what)
+        return select_run(table, policy, replication, queue_size, what=what, point=values)
     except ValueError as error:
         raise UserError(results, str(error)) from None
 
@@ -353,17 +365,19 @@ def _check_image_format(output: Path) -> None:
 @click.option("--policy", required=True, help="Policy label, e.g. CoP.")
 @click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
+@click.option("--point", type=click.IntRange(min=0),
+              help="Point of a sweep (gridsim status lists them).")  # fmt: skip
 @click.option("--from", "start", type=float, help="Show from this time (time units).")
 @click.option("--to", "end", type=float, help="Show up to this time (time units).")
 @click.option("--output", "-o", type=click.Path(path_type=Path), required=True,
               help="Image file (.png, .svg, .pdf).")  # fmt: skip
-def gantt(results, policy, replication, queue_size, start, end, output) -> None:
+def gantt(results, policy, replication, queue_size, point, start, end, output) -> None:
     """Draw the Gantt chart of one run of a job-flow RESULTS folder."""
     from gridsim.analysis.plots import plot_gantt
 
     _check_image_format(output)
     tasks = _one_run(results, _results_table(results, "tasks", "gantt"), policy, replication,
-                     queue_size, "tasks")  # fmt: skip
+                     queue_size, "tasks", point)  # fmt: skip
     window = None
     if start is not None or end is not None:
         window = (start or 0.0, end if end is not None else float(tasks["end"].max()))
@@ -414,17 +428,19 @@ def report(results, out) -> None:
 @click.option("--policy", required=True, help="Policy label, e.g. CoP.")
 @click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
+@click.option("--point", type=click.IntRange(min=0),
+              help="Point of a sweep (gridsim status lists them).")  # fmt: skip
 @click.option("--output", "-o", type=click.Path(path_type=Path), required=True,
               help="Output file (.swf, .swf.gz or .csv).")  # fmt: skip
 @click.option("--time-unit", "time_unit_s", type=click.FloatRange(min=0, min_open=True),
               default=1.0, show_default=True,
               help="Seconds per simulation time unit (job flows).")  # fmt: skip
-def export(results, fmt, policy, replication, queue_size, output, time_unit_s) -> None:
+def export(results, fmt, policy, replication, queue_size, point, output, time_unit_s) -> None:
     """Export the job trace of one run of a job-flow or log-replay RESULTS folder."""
     from gridsim.analysis.export import export_run
 
     jobs = _one_run(results, _results_table(results, "jobs", "export"), policy, replication,
-                    queue_size, "jobs")  # fmt: skip
+                    queue_size, "jobs", point)  # fmt: skip
     run = f"{policy} replication {replication}"
     run += f" queue_size {queue_size}" if queue_size else ""
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 from random_instances import random_instance
 
 from gridsim.model import Node, Request
@@ -175,7 +176,7 @@ def q_of(window, nodes):
     return sum(nodes[i].q for i in window.nodes)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 10**6))
 def test_max_q_has_at_least_the_q_of_max_q_lite_and_of_multiple_best(seed):
     profile, request = random_instance(seed)
@@ -197,7 +198,7 @@ OTHERS = [name for name in sorted(CRITERIA) if name not in ("MinCost", "BFshort"
 ]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 10**6))
 def test_min_cost_costs_no_more_than_any_other_criterion(seed):
     profile, request = random_instance(seed)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gridsim.model import Node, Slot, Window
 from gridsim.profile import Profile
@@ -119,7 +120,7 @@ def test_releasing_part_of_a_busy_interval_merges_only_with_the_side_it_touches(
     assert profile.free_intervals(0) == [(0.0, 30.0), (40.0, 50.0), (60, 100.0)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     busy=st.lists(
         st.tuples(st.floats(0, 90, allow_nan=False), st.floats(1, 20, allow_nan=False)),

@@ -23,6 +23,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 
@@ -52,6 +53,29 @@ BAR_METRICS = {
     "batch": ["total_time", "total_cost"],
     "cloud": ["makespan_s"],
 }
+
+
+#: Metric of the advantage curves over each swept field, per scenario kind.
+ADVANTAGE_METRICS = {"jobflow": "mean_finish", "window_search": "cost", "cloud": "makespan_s"}
+
+
+def advantage_fields(runs: pd.DataFrame, axes: list[str] | None) -> list[str]:
+    """Swept numeric fields with several values: one advantage figure over each."""
+    fields = comparison_keys(runs, axes)
+    return [
+        f for f in fields
+        if f not in ("run", "goal") and pd.api.types.is_numeric_dtype(runs[f])
+        and runs[f].dropna().nunique() > 1
+    ]  # fmt: skip
+
+
+def first_point(table: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
+    """The rows of the grid's first point (every swept field at its first value)."""
+    for axis in axes:
+        if axis in table.columns and axis != "queue_size":
+            first = table[axis].iloc[0]
+            table = table[table[axis].isna() if pd.isna(first) else table[axis] == first]
+    return table
 
 
 @dataclass(frozen=True)
@@ -95,7 +119,7 @@ def section(results: Results, out_dir: Path) -> list[Block]:
     """The blocks describing one kind's results (figures are written to ``out_dir``)."""
     kind = results.kind
     runs = _comparable(kind, results.runs)
-    keys = comparison_keys(runs)
+    keys = comparison_keys(runs, results.axes or None)
     baseline = results.policies[0]
     blocks = [Block("heading", f"{kind}: {', '.join(m['scenario'] for m in results.metadata)}")]
     for meta in results.metadata:
@@ -144,7 +168,7 @@ def means_table(runs: pd.DataFrame, metrics: list[str], keys: list[str]) -> pd.D
 def paired_table(paired: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """The paired comparisons as text: difference, interval ``[low, high]``, replications."""
     rows = []
-    for row in paired.itertuples(index=False):
+    for row in (SimpleNamespace(**r) for r in paired.to_dict("records")):
         mean, half = row.difference_mean, row.difference_ci95
         interval = "-" if math.isnan(half) else f"[{mean - half:.4g}, {mean + half:.4g}]"
         relative = "-" if math.isnan(row.relative_mean) else (
@@ -152,7 +176,7 @@ def paired_table(paired: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
             + ("" if math.isnan(row.relative_ci95) else f" ± {100 * row.relative_ci95:.2f}%")
         )  # fmt: skip
         rows.append({
-            **{key: getattr(row, key) for key in keys},
+            **{key: vars(row)[key] for key in keys},
             "metric": row.metric,
             "policy": row.policy,
             "baseline": row.baseline,
@@ -174,13 +198,18 @@ def figures(
         if metric in runs.columns and runs[metric].notna().any():
             drawn.append((f"{prefix}-{metric}.png", plots.plot_comparison(runs, metric),
                           f"{metric} per policy, mean and 95% interval"))  # fmt: skip
-    if kind == "jobflow" and "queue_size" in runs.columns and "run" not in runs.columns:
+    if "run" not in runs.columns and kind in ADVANTAGE_METRICS:
         # The scenario's own baseline (BFfinish in the paper's Fig. 3-4), else the first policy.
         reference = results.metadata[0].get("scenario_resolved", {}).get("baseline", baseline)
-        drawn.append((f"{prefix}-advantage.png", plots.plot_advantage(runs, reference),
-                      f"mean finish time advantage over {reference} by queue size"))  # fmt: skip
+        metric = ADVANTAGE_METRICS[kind]
+        axes = results.axes or None
+        for over in advantage_fields(runs, axes):
+            drawn.append((f"{prefix}-advantage-{over.replace('.', '-')}.png"
+                          if over != "queue_size" else f"{prefix}-advantage.png",
+                          plots.plot_advantage(runs, reference, metric, over, axes=axes),
+                          f"{metric} advantage over {reference} by {over}"))  # fmt: skip
     if kind == "jobflow" and not results.tasks.empty:
-        tasks = results.tasks
+        tasks = first_point(results.tasks, results.axes)
         first = {"policy": baseline, "replication": int(tasks["replication"].min())}
         if "queue_size" in tasks.columns:
             first["queue_size"] = int(tasks["queue_size"].min())

@@ -204,19 +204,22 @@ def select_run(
     queue_size: int | None = None,
     run: str | None = None,
     what: str = "rows",
+    point: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """The rows of one simulation (a ``jobs`` or ``tasks`` table of one run).
 
-    Filters on each given value; a column the table lacks is ignored. Raises ValueError
-    naming the value that matches nothing (``what`` names the rows: "tasks", "jobs"), or
-    the choices when several runs still match.
+    Filters on each given value (``point``: swept field -> value, e.g. a point of
+    ``Results.metadata[0]["points"]``); a column the table lacks is ignored. Raises
+    ValueError naming the value that matches nothing (``what`` names the rows: "tasks",
+    "jobs"), or the choices when several runs still match.
     """
     chosen = table
-    for column, value in (("run", run), ("policy", policy), ("replication", replication),
-                          ("queue_size", queue_size)):  # fmt: skip
-        if value is None or column not in chosen.columns:
+    given = [(c, v) for c, v in (("run", run), ("policy", policy), ("replication", replication),
+                                 ("queue_size", queue_size)) if v is not None]  # fmt: skip
+    for column, value in [*given, *(point or {}).items()]:
+        if column not in chosen.columns:
             continue
-        matching = chosen[chosen[column] == value]
+        matching = chosen[chosen[column].isna() if value is None else chosen[column] == value]
         if matching.empty:
             present = ", ".join(map(str, pd.unique(chosen[column])))
             raise ValueError(f"no {what} with {column} = {value!r} (present: {present})")
@@ -225,4 +228,8 @@ def select_run(
         if column in chosen.columns and chosen[column].nunique() > 1:
             values = sorted(chosen[column].unique().tolist())
             raise ValueError(f"several runs match: choose --{column.replace('_', '-')} {values}")
+    for column in (c for c in chosen.columns if "." in str(c)):
+        if chosen[column].nunique(dropna=False) > 1:
+            values = chosen[column].drop_duplicates().tolist()
+            raise ValueError(f"several runs match: choose --point (swept {column}: {values})")
     return chosen

@@ -116,6 +116,13 @@ class DisruptedBackfilling(ConservativeBackfilling):
         super().__init__(nodes, busy, criterion, priority)
         self.resubmit_mode = resubmit
         self.moves: list[Move] = []
+        self._advanced_to = float("-inf")
+
+    def _advance(self, now: float) -> None:
+        # Faults bring several planner calls at one instant; the profile forgets the past once.
+        if now > self._advanced_to:
+            self._advanced_to = now
+            super()._advance(now)
 
     # -- disruptions ---------------------------------------------------------------------
 
@@ -127,6 +134,7 @@ class DisruptedBackfilling(ConservativeBackfilling):
         Returns:
             The queued jobs whose reservation moved, by job id.
         """
+        self._advance(now)
         colliding = [
             job_id
             for job_id, window in self.reservations.items()
@@ -134,9 +142,10 @@ class DisruptedBackfilling(ConservativeBackfilling):
         ]
         for job_id in colliding:
             self.profile.release_window(self.reservations[job_id])
-        for node_id in nodes:
-            self.profile.occupy(node_id, start, end)
-            if cause in LOCAL_CAUSES:
+        # Patching the slot table costs less than building it again at the next search.
+        self.profile.occupy_updating_table((node_id, start, end) for node_id in nodes)
+        if cause in LOCAL_CAUSES:
+            for node_id in nodes:
                 bisect.insort(self.busy[node_id], (start, end))
         blocked = (tuple(nodes), start, end)
         return self._replan(colliding, now, cause, blocked)
@@ -149,6 +158,7 @@ class DisruptedBackfilling(ConservativeBackfilling):
 
     def resubmit(self, job: Job, now: float) -> dict[int, Window]:
         """Plan a killed job again (``resubmit`` mode); the windows new or moved, by job id."""
+        self._advance(now)
         if self.resubmit_mode == "keep_priority":
             window = self._search(job, now)
             self.profile.reserve(window)
