@@ -216,7 +216,8 @@ def run(
     elif result.metadata.get("replications_completed"):
         click.echo("no summary: no run gave a result to average (see what was not done)")
     if "paired" in result.tables:
-        click.echo("\npaired against the first policy, same replications (policy - baseline):")
+        baseline = result.tables["paired"]["baseline"].iloc[0]
+        click.echo(f"\npaired against {baseline}, same replications (policy - baseline):")
         for _, row in result.tables["paired"].iterrows():
             click.echo(
                 f"  {row['policy']} vs {row['baseline']}: {row['metric']} "
@@ -332,13 +333,22 @@ def policies() -> None:
         click.echo(f"{name.ljust(width)}  {summary}")
 
 
-def _results_table(results: Path, name: str, command: str):
-    from gridsim.analysis.results import load_table
+#: The scenario kinds whose results each trace command reads.
+TRACE_KINDS = {"gantt": ("jobflow",), "export": ("jobflow", "swf_replay")}
 
+
+def _results_table(results: Path, name: str, command: str):
+    """Table ``name`` of a results folder of a kind ``command`` reads; a UserError naming the
+    kinds it supports otherwise."""
+    from gridsim.analysis.results import load_table, read_manifest
+
+    kind, supported = read_manifest(results)["kind"], TRACE_KINDS[command]
+    if kind not in supported:
+        raise UserError(results, f"{command} reads the results of {' and '.join(supported)} "
+                                 f"scenarios, not {kind}")  # fmt: skip
     table = load_table(results, name)
     if table is None:
-        raise UserError(results, f"no {name} table ({command} needs the results of a jobflow "
-                                 "scenario)")  # fmt: skip
+        raise UserError(results, f"no {name} table: no replication finished")
     return table
 
 
@@ -420,13 +430,7 @@ def report(results, out) -> None:
     """
     from gridsim.analysis.report import write_report
 
-    for folder in results:
-        if not (folder / "metadata.json").exists():
-            raise UserError(folder, "not a gridsim results folder (no metadata.json)")
-    try:
-        path = write_report(list(results), out)
-    except ValueError as error:
-        raise UserError(", ".join(map(str, results)), str(error)) from None
+    path = write_report(list(results), out)
     click.echo(f"wrote {path} and {path.with_suffix('.html')}")
 
 
