@@ -64,7 +64,8 @@ def test_validate_accepts_every_scenario_in_the_repository():
     for path in SCENARIO_FILES:
         result = invoke("validate", path)
         assert result.exit_code == 0, (path, result.output)
-        assert "valid" in result.stdout
+        document = yaml.safe_load(Path(path).read_text())
+        assert f"valid {document['kind']} scenario '{document['name']}'" in result.stdout
 
 
 def test_validate_names_the_schedulers_a_log_replay_compares():
