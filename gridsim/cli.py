@@ -178,7 +178,10 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--log", type=click.Path(path_type=Path),
               help="Workload log replacing workload.path (swf_replay scenarios).")  # fmt: skip
-def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, quiet, log) -> None:
+@click.option("--debug", is_flag=True, help="Print the traceback of a failure.")
+def run(
+    scenario, replications, shard, seed, jobs, cluster, out, overwrite, quiet, log, debug
+) -> None:
     """Run SCENARIO (a YAML file; default: the embedded quick-start) and summarise it.
 
     A results folder of the same scenario and seed is resumed: only its missing cells run.
@@ -213,7 +216,8 @@ def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, quie
     elif result.metadata.get("replications_completed"):
         click.echo("no summary: no run gave a result to average (see what was not done)")
     if "paired" in result.tables:
-        click.echo("\npaired against the first policy, same replications (policy - baseline):")
+        baseline = result.tables["paired"]["baseline"].iloc[0]
+        click.echo(f"\npaired against {baseline}, same replications (policy - baseline):")
         for _, row in result.tables["paired"].iterrows():
             click.echo(
                 f"  {row['policy']} vs {row['baseline']}: {row['metric']} "
@@ -260,6 +264,10 @@ def validate(scenario) -> None:
     model = experiment.scenario
     if hasattr(model, "policies"):
         compared = f"{len(model.policies)} policies"
+        scheduler = getattr(model, "scheduler", "conservative")
+        if scheduler != "conservative":
+            name = scheduler if isinstance(scheduler, str) else scheduler.get("name")
+            compared += f" under scheduler {name}"
     else:  # log replays compare schedulers under one policy
         from gridsim.selection.criteria import build_criterion
 
@@ -304,27 +312,43 @@ def status(folder) -> None:
 
 @main.command()
 def policies() -> None:
-    """List the resource-selection criteria: built-in, then installed plugins."""
+    """List the resource-selection criteria and job-flow schedulers, with installed plugins."""
+    from gridsim.scheduling.queue_policies import PLANNERS, describe_plugin_schedulers
     from gridsim.selection.criteria import describe_criteria, describe_plugin_criteria
 
     rows = describe_criteria()
     plugins = describe_plugin_criteria()
-    width = max(len(name) for name, _ in rows + plugins)
+    schedulers = describe_plugin_schedulers()
+    width = max(len(name) for name, _ in rows + plugins + schedulers)
     for name, summary in rows:
         click.echo(f"{name.ljust(width)}  {summary}")
     if plugins:
-        click.echo("\ninstalled plugins (gridsim.criteria entry points):")
+        click.echo("\ninstalled criteria (gridsim.criteria entry points):")
     for name, summary in plugins:
+        click.echo(f"{name.ljust(width)}  {summary}")
+    click.echo(f"\njob-flow schedulers: {', '.join(PLANNERS)}")
+    if schedulers:
+        click.echo("installed schedulers (gridsim.schedulers entry points):")
+    for name, summary in schedulers:
         click.echo(f"{name.ljust(width)}  {summary}")
 
 
-def _results_table(results: Path, name: str, command: str):
-    from gridsim.analysis.results import load_table
+#: The scenario kinds whose results each trace command reads.
+TRACE_KINDS = {"gantt": ("jobflow",), "export": ("jobflow", "swf_replay")}
 
+
+def _results_table(results: Path, name: str, command: str):
+    """Table ``name`` of a results folder of a kind ``command`` reads; a UserError naming the
+    kinds it supports otherwise."""
+    from gridsim.analysis.results import load_table, read_manifest
+
+    kind, supported = read_manifest(results)["kind"], TRACE_KINDS[command]
+    if kind not in supported:
+        raise UserError(results, f"{command} reads the results of {' and '.join(supported)} "
+                                 f"scenarios, not {kind}")  # fmt: skip
     table = load_table(results, name)
     if table is None:
-        raise UserError(results, f"no {name} table ({command} needs the results of a jobflow "
-                                 "scenario)")  # fmt: skip
+        raise UserError(results, f"no {name} table: no replication finished")
     return table
 
 
@@ -406,13 +430,7 @@ def report(results, out) -> None:
     """
     from gridsim.analysis.report import write_report
 
-    for folder in results:
-        if not (folder / "metadata.json").exists():
-            raise UserError(folder, "not a gridsim results folder (no metadata.json)")
-    try:
-        path = write_report(list(results), out)
-    except ValueError as error:
-        raise UserError(", ".join(map(str, results)), str(error)) from None
+    path = write_report(list(results), out)
     click.echo(f"wrote {path} and {path.with_suffix('.html')}")
 
 

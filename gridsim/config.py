@@ -181,7 +181,7 @@ def format_validation_error(error: ValidationError, model: type[BaseModel] | Non
         message += f"; did you mean {close[0]!r}?" if close else ""
     elif first["type"] == "missing":
         message = "missing (required)"
-    elif "input" in first and _worth_showing(first["input"], first["type"]):
+    elif "input" in first and _worth_showing(first["input"], first["type"], message):
         message = f"{message} (got {_as_yaml(first['input'])})"
     message = message.removeprefix("Value error, ")
     others = [".".join(str(part) for part in e["loc"]) or "(top level)" for e in errors[1:]]
@@ -189,11 +189,12 @@ def format_validation_error(error: ValidationError, model: type[BaseModel] | Non
     return f"{path}: {message}{more if others else ''}"
 
 
-def _worth_showing(given: Any, error_type: str) -> bool:
-    """Whether to quote the input of an error: a scalar, or a short list or mapping where
-    another type was expected (not a whole section a validator already described)."""
+def _worth_showing(given: Any, error_type: str, message: str) -> bool:
+    """Whether to quote the input of an error: a scalar the message does not already name,
+    or a short list or mapping where another type was expected (not a whole section a
+    validator already described)."""
     if not isinstance(given, dict | list):
-        return True
+        return str(given) not in message
     return error_type.endswith("_type") and len(repr(given)) <= 60
 
 

@@ -6,7 +6,8 @@ combined into one comparison (:func:`gridsim.analysis.results.load_results`); ea
 its own section. For each section:
 
 * means with 95% Student-t intervals per policy (and queue size or goal);
-* paired comparisons of every policy against the first policy, on the same replications
+* paired comparisons of every policy against the baseline (the scenario's ``baseline``, else
+  the first policy, as ``gridsim run`` and the figures), on the same replications
   (:func:`gridsim.analysis.stats.paired_comparison`): mean difference ``policy - baseline``,
   its 95% interval and the number of replications paired;
 * figures: comparison bars; for job flows the advantage curve over the queue size and the
@@ -19,7 +20,6 @@ HTML say the same thing.
 from __future__ import annotations
 
 import html
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +28,14 @@ from types import SimpleNamespace
 import pandas as pd
 
 from gridsim.analysis import plots
-from gridsim.analysis.results import Results, load_results, select_run
+from gridsim.analysis.results import (
+    Results,
+    ResultsError,
+    has_runs,
+    load_results,
+    read_manifest,
+    select_run,
+)
 from gridsim.analysis.stats import comparison_keys, paired_against_baseline, policy_means
 
 #: Metrics in the means table, per scenario kind.
@@ -39,7 +46,7 @@ REPORT_METRICS = {
     "batch": ["total_time", "total_cost", "alternatives_per_job"],
     "cloud": ["makespan_s", "samples_completed", "failed_tasks", "mean_pilots"],
 }  # fmt: skip
-#: Metrics compared pair by pair against the first policy.
+#: Metrics compared pair by pair against the baseline.
 PAIRED_METRICS = {
     "jobflow": ["mean_finish", "mean_cost"],
     "window_search": ["finish", "cost", "Q"],
@@ -90,14 +97,26 @@ class Block:
 def write_report(folders: list[Path], out_dir: Path) -> Path:
     """Write ``report.md``, ``report.html`` and the figures to ``out_dir``; return the
     Markdown path."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     by_kind: dict[str, list[Path]] = {}
-    for folder in folders:
-        kind = json.loads((Path(folder) / "metadata.json").read_text())["kind"]
-        by_kind.setdefault(kind, []).append(Path(folder))
+    manifests = {Path(folder): read_manifest(Path(folder)) for folder in folders}
+    for folder, manifest in manifests.items():
+        by_kind.setdefault(str(manifest.get("kind")), []).append(folder)
+    out_dir.mkdir(parents=True, exist_ok=True)
     blocks = [Block("heading", "gridsim report", 1)]
-    for paths in by_kind.values():
-        blocks += section(load_results(*paths), out_dir)
+    for kind, paths in by_kind.items():
+        empty = [path for path in paths if not has_runs(path)]
+        for path in empty:  # a run stopped before its first replication finished
+            manifest = manifests[path]
+            error = f": {manifest['error']}" if manifest.get("error") else ""
+            blocks += [Block("heading", f"{kind}: {manifest.get('scenario')}"),
+                       Block("text", f"`{path}`: no replication finished (status "
+                                     f"{manifest.get('status')}{error}).")]  # fmt: skip
+        if len(empty) < len(paths):
+            try:
+                results = load_results(*[p for p in paths if p not in empty])
+            except ValueError as error:  # folders of one experiment that hold a cell twice
+                raise ResultsError(str(error)) from None
+            blocks += section(results, out_dir)
     markdown = render_markdown(blocks)
     (out_dir / "report.md").write_text(markdown)
     (out_dir / "report.html").write_text(render_html(blocks))
@@ -120,7 +139,7 @@ def section(results: Results, out_dir: Path) -> list[Block]:
     kind = results.kind
     runs = _comparable(kind, results.runs)
     keys = comparison_keys(runs, results.axes or None)
-    baseline = results.policies[0]
+    baseline = results.baseline
     blocks = [Block("heading", f"{kind}: {', '.join(m['scenario'] for m in results.metadata)}")]
     for meta in results.metadata:
         blocks.append(Block("text", (
@@ -129,6 +148,11 @@ def section(results: Results, out_dir: Path) -> list[Block]:
             f"replications ({meta['status']}), gridsim {meta['gridsim_version']}, "
             f"commit {str(meta.get('git_commit') or 'unknown')[:10]}."
         )))  # fmt: skip
+    blocks += not_done(results)
+    if runs.empty:
+        why = " (a job without an alternative, or no combination meeting the goal's limit, in " \
+              "every cycle)" if kind == "batch" else ""  # fmt: skip
+        return [*blocks, Block("text", f"No run can be compared{why}.")]
     metrics = [m for m in REPORT_METRICS.get(kind, []) if m in runs.columns]
     blocks += [Block("heading", "Means with 95% intervals", 3),
                Block("table", means_table(runs, metrics, keys))]  # fmt: skip
@@ -145,6 +169,18 @@ def section(results: Results, out_dir: Path) -> list[Block]:
         ]  # fmt: skip
     blocks += [Block("heading", "Figures", 3), *figures(results, runs, kind, baseline, out_dir)]
     return blocks
+
+
+def not_done(results: Results) -> list[Block]:
+    """What the runs could not do, per policy (``rejections`` of each folder's metadata)."""
+    from gridsim.experiments.rejections import describe
+
+    lines = [f"`{meta['folder']}`: {describe(row)}." if len(results.metadata) > 1
+             else f"{describe(row)}."
+             for meta in results.metadata for row in meta.get("rejections") or []]  # fmt: skip
+    if not lines:
+        return []
+    return [Block("heading", "Not done", 3), *(Block("text", line) for line in lines)]
 
 
 def _cell(mean: float, half: float) -> str:
@@ -199,8 +235,7 @@ def figures(
             drawn.append((f"{prefix}-{metric}.png", plots.plot_comparison(runs, metric),
                           f"{metric} per policy, mean and 95% interval"))  # fmt: skip
     if "run" not in runs.columns and kind in ADVANTAGE_METRICS:
-        # The scenario's own baseline (BFfinish in the paper's Fig. 3-4), else the first policy.
-        reference = results.metadata[0].get("scenario_resolved", {}).get("baseline", baseline)
+        reference = baseline  # the scenario's (BFfinish in the paper's Fig. 3-4), else the first
         metric = ADVANTAGE_METRICS[kind]
         axes = results.axes or None
         for over in advantage_fields(runs, axes):

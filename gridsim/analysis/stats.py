@@ -81,6 +81,15 @@ def summarise_by(table: pd.DataFrame, by: str | list[str], metrics: Sequence[str
     return pd.DataFrame(rows)
 
 
+def baseline_policy(baseline: str | None, policies: Sequence[str]) -> str | None:
+    """The policy every comparison is made against -- in the console, ``paired`` tables,
+    reports and figures alike: the scenario's ``baseline`` when it is one of ``policies``,
+    else the first policy listed (None without policies)."""
+    if baseline is not None and baseline in policies:
+        return baseline
+    return str(policies[0]) if len(policies) else None
+
+
 def paired_comparison(
     runs: pd.DataFrame, metric: str, baseline: str, keys: Sequence[str] = ()
 ) -> pd.DataFrame:
