@@ -1,7 +1,10 @@
 """The ``gridsim`` command: run, validate, list policies, draw, report and export.
 
-Every user error (bad YAML, unknown criterion, a value out of range) is printed as one line
-naming the field, with exit code 2 and no traceback.
+Every command ends on an error through one path (:meth:`_Gridsim.main`, then
+:func:`gridsim.errors.end_with`): a user error (bad YAML, unknown criterion, a value out of
+range, an unusable log, option or output path) is one line naming the file and the field or
+line, with exit code 2 and no traceback; a bug is exit code 1 and one line saying where its
+traceback was written.
 """
 
 from __future__ import annotations
@@ -10,11 +13,13 @@ import shlex
 import sys
 from importlib import resources
 from pathlib import Path
+from typing import ClassVar
 
 import click
 
 from gridsim.config import ScenarioError
-from gridsim.experiments.kinds import kind_module, load_scenario
+from gridsim.errors import UserError, end_with
+from gridsim.experiments.kinds import kind_module
 
 QUICKSTART = "quickstart"
 
@@ -25,20 +30,17 @@ def _scenario_source(scenario: str | None) -> str | Path:
     return Path(scenario)
 
 
-def _fail(message: str) -> None:
-    click.echo(f"gridsim: error: {message}", err=True)
-    sys.exit(2)
-
-
 def _load(scenario: str | None, log: Path | None = None):
+    """The experiment of a scenario file (every point of its grid validated)."""
+    from gridsim.experiments.grid import load_experiment
+
     try:
         source = _scenario_source(scenario)
         if log is not None:
             source = _with_log(source, log)
-        return load_scenario(source)
+        return load_experiment(source)
     except ScenarioError as error:
-        _fail(f"{scenario or QUICKSTART}: {error}")
-        raise  # unreachable
+        raise UserError(scenario or QUICKSTART, str(error)) from None
 
 
 def _with_log(source: str | Path, log: Path) -> str:
@@ -58,16 +60,95 @@ def _with_log(source: str | Path, log: Path) -> str:
     return f"# workload.path set by --log {log}\n{text}"
 
 
-def _default_out(name: str) -> Path:
-    base = Path("results") / name
+def _default_out(experiment, seed: int | None) -> Path:
+    """``results/<name>``: the first of it, ``-2``, ``-3``, ... that is empty or holds this
+    experiment (so rerunning an interrupted command resumes it)."""
+    from gridsim.experiments.runner import new_manifest
+    from gridsim.experiments.store import StoreError, experiment_difference, read_manifest
+
+    wanted = new_manifest(experiment, experiment.seed if seed is None else seed)
+    base = Path("results") / experiment.name
     candidate, number = base, 1
     while candidate.exists() and any(candidate.iterdir()):
+        try:
+            stored = read_manifest(candidate)
+        except StoreError:
+            stored = None
+        if stored is not None and experiment_difference(stored, wanted) is None:
+            break
         number += 1
         candidate = base.with_name(f"{base.name}-{number}")
     return candidate
 
 
-@click.group()
+class _Replications(click.ParamType):
+    """``N`` (replications 0..N-1) or ``A:B`` (A..B-1)."""
+
+    name = "N|A:B"
+
+    def convert(self, value, param, ctx):
+        from gridsim.experiments.cells import CellsError, parse_replications
+
+        if isinstance(value, range):
+            return value
+        try:
+            return parse_replications(str(value))
+        except CellsError as error:
+            self.fail(str(error).removeprefix(f"--replications {str(value)!r}: "), param, ctx)
+
+
+class _Shard(click.ParamType):
+    name = "I/K"
+
+    def convert(self, value, param, ctx):
+        from gridsim.experiments.cells import CellsError, parse_shard
+
+        if isinstance(value, tuple):
+            return value
+        try:
+            return parse_shard(str(value))
+        except CellsError as error:
+            self.fail(str(error).removeprefix(f"--shard {str(value)!r}: "), param, ctx)
+
+
+class _Command(click.Command):
+    """A gridsim command: notes whether it was given ``--debug`` (the error path prints the
+    traceback then)."""
+
+    def invoke(self, ctx: click.Context):
+        _Gridsim.debug = bool(ctx.params.get("debug"))
+        return super().invoke(ctx)
+
+
+class _Gridsim(click.Group):
+    """The command group: remembers its arguments for the run history, and is the one place
+    where a command stopped by an error ends (:func:`gridsim.errors.end_with`)."""
+
+    arguments: ClassVar[list[str]] = []
+    debug: ClassVar[bool] = False
+    command_class = _Command
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):  # type: ignore[override]  # fmt: skip
+        _Gridsim.arguments = [str(a) for a in (sys.argv[1:] if args is None else args)]
+        _Gridsim.debug = False
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except Exception as error:  # the one place every command ends
+            sys.exit(end_with(error, debug=_Gridsim.debug))
+        except KeyboardInterrupt as error:
+            sys.exit(end_with(error))
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _command_line() -> str:
+    """The invocation as typed (recorded in a results folder's history)."""
+    return shlex.join(["gridsim", *_Gridsim.arguments])
+
+
+@click.group(cls=_Gridsim, name="gridsim")
 @click.version_option(package_name="gridsim-sched")
 def main() -> None:
     """gridsim: simulate grid and cloud job scheduling policies."""
@@ -75,39 +156,68 @@ def main() -> None:
 
 @main.command()
 @click.argument("scenario", required=False)
-@click.option("--replications", "-r", type=click.IntRange(min=1), help="Override the count.")
+@click.option("--replications", "-r", type=_Replications(),
+              help="How many (N: replications 0..N-1) or which (A:B: A..B-1) "
+                   "[the scenario's count].")  # fmt: skip
+@click.option(
+    "--shard",
+    type=_Shard(),
+    help="Run only slice I of K of the replications (split over machines).",
+)
 @click.option("--seed", "-s", type=click.IntRange(min=0), help="Override the scenario seed.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes [all cores].")
-@click.option("--out", "-o", type=click.Path(path_type=Path), help="Results folder.")
+@click.option(
+    "--cluster",
+    metavar="local:N|tcp://HOST:PORT",
+    help="Run on Dask: a local cluster of N workers, or a scheduler's address.",
+)
+@click.option("--out", "-o", type=click.Path(path_type=Path),
+              help="Results folder (resumed if it holds this experiment).")  # fmt: skip
+@click.option("--overwrite", is_flag=True,
+              help="Replace a results folder that holds another experiment.")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--log", type=click.Path(path_type=Path),
               help="Workload log replacing workload.path (swf_replay scenarios).")  # fmt: skip
-@click.option("--debug", is_flag=True, help="Print the traceback of a failed run.")
-def run(scenario, replications, seed, jobs, out, quiet, log, debug) -> None:
-    """Run SCENARIO (a YAML file; default: the embedded quick-start) and summarise it."""
+@click.option("--debug", is_flag=True, help="Print the traceback of a failure.")
+def run(
+    scenario, replications, shard, seed, jobs, cluster, out, overwrite, quiet, log, debug
+) -> None:
+    """Run SCENARIO (a YAML file; default: the embedded quick-start) and summarise it.
+
+    A results folder of the same scenario and seed is resumed: only its missing cells run.
+    """
     from gridsim.analysis.stats import format_summary
     from gridsim.experiments.runner import run_experiment
 
-    model, text = _load(scenario, log)
-    out = out or _default_out(model.name)
+    experiment = _load(scenario, log)
+    out = out or _default_out(experiment, seed)
     result = run_experiment(
-        model,
-        text,
+        experiment,
         replications=replications,
+        shard=shard,
         seed=seed,
         jobs=jobs,
+        cluster=cluster,
         out_dir=out,
-        command=shlex.join(["gridsim", *sys.argv[1:]]),
+        overwrite=overwrite,
+        command=_command_line(),
         progress=not quiet,
+        say=lambda line: click.echo(line, err=True),
     )
-    module = kind_module(model)
-    keys = [c for c in ("policy", "goal", "queue_size") if c in result.summary.columns]
+    module = kind_module(experiment.scenario)
+    present = result.summary.columns
+    keys = [c for c in (*experiment.axes, "policy", "goal") if c in present]
+    keys += [c for c in ("queue_size",) if c in present and c not in keys]
     metrics = getattr(module, "DISPLAY_METRICS", None) or [
         c.removesuffix("_mean") for c in result.summary.columns if c.endswith("_mean")
     ]
-    click.echo(format_summary(result.summary, keys, metrics))
+    if not result.summary.empty:
+        click.echo(format_summary(result.summary, keys, metrics))
+    elif result.metadata.get("replications_completed"):
+        click.echo("no summary: no run gave a result to average (see what was not done)")
     if "paired" in result.tables:
-        click.echo("\npaired against the first policy, same replications (policy - baseline):")
+        baseline = result.tables["paired"]["baseline"].iloc[0]
+        click.echo(f"\npaired against {baseline}, same replications (policy - baseline):")
         for _, row in result.tables["paired"].iterrows():
             click.echo(
                 f"  {row['policy']} vs {row['baseline']}: {row['metric']} "
@@ -115,18 +225,43 @@ def run(scenario, replications, seed, jobs, out, quiet, log, debug) -> None:
                 f"({row['relative_mean']:+.2%} ± {row['relative_ci95']:.2%}), "
                 f"{int(row['pairs'])} pairs"
             )
-    click.echo(f"\nresults: {out}  ({result.metadata['replications_completed']} replications)")
+    _print_rejections(result.metadata.get("rejections") or [])
+    done = result.metadata["replications_completed"]
+    points = f", {len(experiment.points)} points" if len(experiment.points) > 1 else ""
+    click.echo(f"\nresults: {out}  ({done} replications{points})")
+    if result.status == "interrupted":
+        click.echo(f"gridsim: interrupted; finished chunks are kept in {out}: run the same "
+                   "command to resume", err=True)  # fmt: skip
+        sys.exit(130)
     if result.status != "complete":
-        if debug and result.traceback:
-            click.echo(result.traceback, err=True)
-        _fail(f"run {result.status}: {result.error}; finished replications were written")
+        _raise_failure(result, out)
+
+
+def _print_rejections(rows: list[dict]) -> None:
+    """What the runs could not do, per policy (also in metadata.json)."""
+    from gridsim.experiments.rejections import describe
+
+    if rows:
+        click.echo('\nnot done (also in metadata.json, "rejections"):')
+    for row in rows:
+        click.echo(f"  {describe(row)}")
+
+
+def _raise_failure(result, out: Path) -> None:
+    """Raise what stopped a run, noting where the finished chunks are: the error of the first
+    replication that failed, a user's (a log that cannot be read) or a bug."""
+    failure = result.exception or RuntimeError(f"run {result.status}: {result.error}")
+    done = result.metadata.get("replications_completed", 0)
+    failure.add_note(f"the run stopped; {done} replications finished, kept in {out}")
+    raise failure
 
 
 @main.command()
 @click.argument("scenario")
 def validate(scenario) -> None:
-    """Check SCENARIO and print what it will run."""
-    model, _ = _load(scenario)
+    """Check SCENARIO (every point of its grid) and print what it will run."""
+    experiment = _load(scenario)
+    model = experiment.scenario
     if hasattr(model, "policies"):
         compared = f"{len(model.policies)} policies"
         scheduler = getattr(model, "scheduler", "conservative")
@@ -138,10 +273,41 @@ def validate(scenario) -> None:
 
         policy = build_criterion(model.policy).label
         compared = f"schedulers {', '.join(model.schedulers)} under {policy}"
+    points = len(experiment.points)
     click.echo(
         f"{scenario}: valid {model.kind} scenario {model.name!r}, "
-        f"{model.replications} replications, seed {model.seed}, {compared}"
+        f"{model.replications} replications, seed {model.seed}, {compared}; "
+        f"{points} point{'s' * (points != 1)} x {model.replications} replications = "
+        f"{points * model.replications} runs"
     )
+    for point in experiment.points if points > 1 else ():
+        click.echo(f"  point {point.index}: {point.label()}")
+
+
+@main.command()
+@click.argument("folders", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", "-o", type=click.Path(path_type=Path), required=True,
+              help="New folder for the merged results.")  # fmt: skip
+def merge(folders, out) -> None:
+    """Merge results FOLDERS of one experiment (shards, replication ranges) into OUT.
+
+    The merged tables are those one run of all their cells gives; folders of another
+    scenario, seed or gridsim version, or holding a cell twice, are refused.
+    """
+    from gridsim.experiments.folders import merge as merge_folders
+
+    manifest = merge_folders(list(folders), out, _command_line())
+    cells = sum(b - a + 1 for ranges in manifest["done"].values() for a, b in ranges)
+    click.echo(f"merged {len(folders)} folders into {out}: {cells} cells")
+
+
+@main.command()
+@click.argument("folder", type=click.Path(path_type=Path))
+def status(folder) -> None:
+    """Show what results FOLDER holds: cells done and missing per point, and its history."""
+    from gridsim.experiments.folders import describe
+
+    click.echo(describe(folder))
 
 
 @main.command()
@@ -167,22 +333,55 @@ def policies() -> None:
         click.echo(f"{name.ljust(width)}  {summary}")
 
 
+#: The scenario kinds whose results each trace command reads.
+TRACE_KINDS = {"gantt": ("jobflow",), "export": ("jobflow", "swf_replay")}
+
+
 def _results_table(results: Path, name: str, command: str):
-    import pandas as pd
+    """Table ``name`` of a results folder of a kind ``command`` reads; a UserError naming the
+    kinds it supports otherwise."""
+    from gridsim.analysis.results import load_table, read_manifest
 
-    path = results / f"{name}.parquet"
-    if not path.exists():
-        _fail(f"{path} not found ({command} needs the results of a jobflow scenario)")
-    return pd.read_parquet(path)
+    kind, supported = read_manifest(results)["kind"], TRACE_KINDS[command]
+    if kind not in supported:
+        raise UserError(results, f"{command} reads the results of {' and '.join(supported)} "
+                                 f"scenarios, not {kind}")  # fmt: skip
+    table = load_table(results, name)
+    if table is None:
+        raise UserError(results, f"no {name} table: no replication finished")
+    return table
 
 
-def _one_run(table, policy, replication, queue_size, what):
+def _one_run(results, table, policy, replication, queue_size, what, point=None):
     from gridsim.analysis.results import select_run
 
+    values = None
+    if point is not None:
+        import json
+
+        points = json.loads((results / "metadata.json").read_text()).get("points") or []
+        if point >= len(points):
+            raise UserError(
+                f"--point {point}", f"{results} has {len(points)} points (0 to {len(points) - 1})"
+            )
+        values = {k: v for k, v in points[point].items() if k != "point"}
+        values = {k: v if not isinstance(v, list | dict) else json.dumps(v, separators=(",", ":"))
+                  for k, v in values.items()}  # fmt: skip
     try:
-        return select_run(table, policy, replication, queue_size, what=what)
+        return select_run(table, policy, replication, queue_size, what=what, point=values)
     except ValueError as error:
-        _fail(str(error))
+        raise UserError(results, str(error)) from None
+
+
+def _check_image_format(output: Path) -> None:
+    """A UserError unless matplotlib can write an image named ``output`` (by its suffix)."""
+    from matplotlib.figure import Figure
+
+    formats = Figure().canvas.get_supported_filetypes()
+    if output.suffix.lstrip(".").lower() not in formats:
+        known = ", ".join(f".{name}" for name in sorted(formats))
+        raise UserError(f"--output {output}", f"unknown image format {output.suffix!r}; "
+                                              f"expected one of {known}")  # fmt: skip
 
 
 @main.command()
@@ -190,16 +389,19 @@ def _one_run(table, policy, replication, queue_size, what):
 @click.option("--policy", required=True, help="Policy label, e.g. CoP.")
 @click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
+@click.option("--point", type=click.IntRange(min=0),
+              help="Point of a sweep (gridsim status lists them).")  # fmt: skip
 @click.option("--from", "start", type=float, help="Show from this time (time units).")
 @click.option("--to", "end", type=float, help="Show up to this time (time units).")
 @click.option("--output", "-o", type=click.Path(path_type=Path), required=True,
               help="Image file (.png, .svg, .pdf).")  # fmt: skip
-def gantt(results, policy, replication, queue_size, start, end, output) -> None:
+def gantt(results, policy, replication, queue_size, point, start, end, output) -> None:
     """Draw the Gantt chart of one run of a job-flow RESULTS folder."""
     from gridsim.analysis.plots import plot_gantt
 
-    tasks = _one_run(_results_table(results, "tasks", "gantt"), policy, replication,
-                     queue_size, "tasks")  # fmt: skip
+    _check_image_format(output)
+    tasks = _one_run(results, _results_table(results, "tasks", "gantt"), policy, replication,
+                     queue_size, "tasks", point)  # fmt: skip
     window = None
     if start is not None or end is not None:
         window = (start or 0.0, end if end is not None else float(tasks["end"].max()))
@@ -228,13 +430,7 @@ def report(results, out) -> None:
     """
     from gridsim.analysis.report import write_report
 
-    for folder in results:
-        if not (folder / "metadata.json").exists():
-            _fail(f"{folder}: not a gridsim results folder (no metadata.json)")
-    try:
-        path = write_report(list(results), out)
-    except ValueError as error:
-        _fail(str(error))
+    path = write_report(list(results), out)
     click.echo(f"wrote {path} and {path.with_suffix('.html')}")
 
 
@@ -250,23 +446,25 @@ def report(results, out) -> None:
 @click.option("--policy", required=True, help="Policy label, e.g. CoP.")
 @click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
+@click.option("--point", type=click.IntRange(min=0),
+              help="Point of a sweep (gridsim status lists them).")  # fmt: skip
 @click.option("--output", "-o", type=click.Path(path_type=Path), required=True,
               help="Output file (.swf, .swf.gz or .csv).")  # fmt: skip
 @click.option("--time-unit", "time_unit_s", type=click.FloatRange(min=0, min_open=True),
               default=1.0, show_default=True,
               help="Seconds per simulation time unit (job flows).")  # fmt: skip
-def export(results, fmt, policy, replication, queue_size, output, time_unit_s) -> None:
+def export(results, fmt, policy, replication, queue_size, point, output, time_unit_s) -> None:
     """Export the job trace of one run of a job-flow or log-replay RESULTS folder."""
     from gridsim.analysis.export import export_run
 
-    jobs = _one_run(_results_table(results, "jobs", "export"), policy, replication,
-                    queue_size, "jobs")  # fmt: skip
+    jobs = _one_run(results, _results_table(results, "jobs", "export"), policy, replication,
+                    queue_size, "jobs", point)  # fmt: skip
     run = f"{policy} replication {replication}"
     run += f" queue_size {queue_size}" if queue_size else ""
     try:
         export_run(results, jobs, fmt, output, run=run, time_unit_s=time_unit_s)
     except ValueError as error:
-        _fail(str(error))
+        raise UserError(results, str(error)) from None
     click.echo(f"wrote {output} ({len(jobs)} jobs)")
 
 
@@ -299,7 +497,7 @@ def reproduce(figure, list_figures, all_figures, quick, replications, overrides,
                 click.echo(f"{entry.id.ljust(13)} [{entry.cite}] {entry.source}: {entry.title}")
             return
         if all_figures == bool(figure):
-            _fail("name FIGUREs or --all (see --list)")
+            raise UserError("gridsim reproduce", "name FIGUREs or --all (see --list)")
         figures = catalogue.figures if all_figures else [find_figure(f) for f in figure]
         cache: dict = {}
         for entry in figures:
@@ -309,4 +507,4 @@ def reproduce(figure, list_figures, all_figures, quick, replications, overrides,
             )  # fmt: skip
             click.echo(text + "\n")
     except ScenarioError as error:
-        _fail(str(error))
+        raise UserError("gridsim reproduce", str(error)) from None

@@ -23,6 +23,10 @@ from gridsim.model import Node, Slot, Window
 #: Free intervals shorter than this are dropped when slots are split (float dust).
 MIN_SLOT_LENGTH = 1e-9
 
+#: Free intervals ending this long before the present are forgotten (far above float dust,
+#: far below any job length).
+FORGET_MARGIN = 1e-6
+
 
 @dataclass(frozen=True)
 class SlotTable:
@@ -155,6 +159,21 @@ class Profile:
         for node_id, start, end in intervals:
             self.occupy(node_id, start, end)
             touched.add(node_id)
+        self._patch(table, touched)
+
+    def release_updating_table(self, intervals: Iterable[tuple[int, float, float]]) -> None:
+        """``release`` each ``(node_id, start, end)``, then patch the cached slot table (as
+        :meth:`occupy_updating_table` does): planners release a window and search again."""
+        table = self._table
+        touched = set()
+        for node_id, start, end in intervals:
+            self.release(node_id, start, end)
+            touched.add(node_id)
+        self._patch(table, touched)
+
+    def _patch(self, table: SlotTable | None, touched: set[int]) -> None:
+        """Replace the rows of the ``touched`` nodes of ``table`` (the table before the change;
+        none: nothing to patch) by their free intervals now, in (start, node) order."""
         if table is None or not touched:
             return
         touched_ids = sorted(touched)
@@ -183,6 +202,33 @@ class Profile:
             price=merged(table.price, [row[3].price for row in new_rows], float)[order],
             q=merged(table.q, [row[3].q for row in new_rows], float)[order],
         )
+
+    def forget_before(self, time: float) -> None:
+        """Drop the free intervals that ended before ``time`` (the simulation's present).
+
+        Every search from then on starts at ``time`` or later and every release begins there,
+        so such an interval is never a candidate and never merges again: keeping it only
+        lengthens the slot table every search reads (by thousands of slots after a few
+        thousand jobs). Intervals ending within :data:`FORGET_MARGIN` of ``time`` are kept.
+        """
+        cutoff = time - FORGET_MARGIN
+        forgot = False
+        for intervals in self._free:
+            if intervals and intervals[0][1] < cutoff:
+                kept = next((k for k, (_, b) in enumerate(intervals) if b >= cutoff), None)
+                del intervals[: len(intervals) if kept is None else kept]
+                forgot = True
+        table = self._table
+        if forgot and table is not None:
+            keep = table.end >= cutoff
+            self._table = SlotTable(
+                node=table.node[keep],
+                start=table.start[keep],
+                end=table.end[keep],
+                performance=table.performance[keep],
+                price=table.price[keep],
+                q=table.q[keep],
+            )
 
     def reserve(self, window: Window) -> None:
         """Take a window's tasks out of the free slots (slot subtraction).
@@ -216,8 +262,9 @@ class Profile:
         self._table = None
 
     def release_window(self, window: Window) -> None:
-        for node_id in window.nodes:
-            self.release(node_id, window.start, window.finish)
+        self.release_updating_table(
+            (node_id, window.start, window.finish) for node_id in window.nodes
+        )
 
     # -- internals -------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gridsim.model import Node, Slot, Window
 from gridsim.profile import Profile
@@ -119,7 +120,7 @@ def test_releasing_part_of_a_busy_interval_merges_only_with_the_side_it_touches(
     assert profile.free_intervals(0) == [(0.0, 30.0), (40.0, 50.0), (60, 100.0)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     busy=st.lists(
         st.tuples(st.floats(0, 90, allow_nan=False), st.floats(1, 20, allow_nan=False)),
@@ -191,3 +192,49 @@ def test_a_copy_changes_independently_of_its_original():
     assert clone.slot_table().start.tolist() != original.slot_table().start.tolist()
     original.reserve(window(70.0, 10.0, [2]))
     assert clone.free_intervals(2) == [(0.0, 100.0)]
+
+
+def assert_table_equals_rebuilt(profile):
+    """The (patched or filtered) cached slot table equals one built from the free intervals."""
+    got = profile.slot_table()
+    rebuilt = profile.copy()
+    rebuilt._table = None
+    expected = rebuilt.slot_table()
+    for column in ("node", "start", "end", "performance", "price", "q"):
+        assert np.array_equal(getattr(got, column), getattr(expected, column))
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(data=st.data())
+def test_patched_and_forgetting_tables_equal_rebuilt_ones(data):
+    profile = Profile(NODES, [[(10, 20)], [(5, 8)], []])
+    profile.slot_table()
+    now = 0.0
+    reserved = []
+    for _ in range(data.draw(st.integers(1, 12))):
+        action = data.draw(st.sampled_from(["reserve", "release", "forget"]))
+        if action == "reserve":
+            slot = data.draw(st.sampled_from(profile.slots()))
+            start = max(slot.start, now)
+            runtime = min(data.draw(st.floats(0.5, 20)), (slot.end - start) / 2)
+            if runtime > 0.1:
+                reserved.append(window(start, runtime, [slot.node]))
+                profile.reserve(reserved[-1])
+        elif action == "release" and reserved:
+            profile.release_window(reserved.pop(data.draw(st.integers(0, len(reserved) - 1))))
+        else:
+            now += data.draw(st.floats(0, 15))
+            profile.forget_before(now)
+            reserved = [w for w in reserved if w.start >= now]
+        assert_table_equals_rebuilt(profile)
+    assert all(b >= now - 1e-6 for i in range(3) for _, b in profile.free_intervals(i))
+
+
+def test_forget_before_keeps_intervals_that_end_at_the_present():
+    profile = Profile(NODES[:1], [[(10, 20), (30, 40)]], 0.0, 100.0)
+    profile.forget_before(20.0)
+    assert profile.free_intervals(0) == [(20, 30), (40, 100.0)]
+    profile.forget_before(30.0)
+    assert profile.free_intervals(0) == [(20, 30), (40, 100.0)]  # (20, 30) ends at the present
+    profile.forget_before(31.0)
+    assert profile.free_intervals(0) == [(40, 100.0)]

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pandas.testing as pdt
-import pyarrow.parquet as pq
 import pytest
 
 import gridsim
+from gridsim.analysis.results import load_table
 from gridsim.experiments import jobflow as jobflow_kind
 from gridsim.experiments import runner, window_search
 from gridsim.experiments.kinds import load_scenario
@@ -96,10 +96,11 @@ def test_the_results_folder_holds_the_tables_the_summary_and_the_metadata(scenar
     result = run_experiment(
         model, text, jobs=1, out_dir=tmp_path, command="gridsim run tiny.yaml", progress=False
     )
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "metadata.json", "runs.parquet", "summary.csv",
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == [
+        "metadata.json", "runs", "summary.csv",
     ]  # fmt: skip
-    pdt.assert_frame_equal(pd.read_parquet(tmp_path / "runs.parquet"), result.tables["runs"])
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["point=0"]
+    pdt.assert_frame_equal(load_table(tmp_path, "runs"), result.tables["runs"])
     summary = pd.read_csv(tmp_path / "summary.csv")
     assert summary["policy"].tolist() == result.summary["policy"].tolist()
     assert summary["runs"].tolist() == [3] * 5
@@ -111,6 +112,11 @@ def test_the_results_folder_holds_the_tables_the_summary_and_the_metadata(scenar
     assert metadata["status"] == "complete"
     assert metadata["replications_requested"] == metadata["replications_completed"] == 3
     assert metadata["scenario_resolved"]["request"]["n"] == 3
+    assert metadata["store_format"] == 1 and len(metadata["scenario_hash"]) == 64
+    assert metadata["done"] == {"0": [[0, 2]]}
+    [entry] = metadata["history"]
+    assert entry["command"] == "gridsim run tiny.yaml" and entry["status"] == "complete"
+    assert entry["cells_run"] == 3 and entry["cells_skipped"] == 0
 
 
 def test_a_failing_replication_keeps_the_finished_ones_and_records_the_failure(
@@ -128,7 +134,7 @@ def test_a_failing_replication_keeps_the_finished_ones_and_records_the_failure(
     result = run_experiment(model, text, jobs=1, out_dir=tmp_path, progress=False)
     assert result.status == "failed"
     assert result.error == "RuntimeError: node exploded"
-    runs = pd.read_parquet(tmp_path / "runs.parquet")
+    runs = load_table(tmp_path, "runs")
     assert sorted(runs["replication"].unique()) == [0, 1]
     metadata = json.loads((tmp_path / "metadata.json").read_text())
     assert metadata["status"] == "failed"
@@ -137,7 +143,7 @@ def test_a_failing_replication_keeps_the_finished_ones_and_records_the_failure(
     assert (tmp_path / "summary.csv").exists()
 
 
-# Streaming: with a folder, tables other than runs go to Parquet as replications arrive.
+# The store: with a folder, every table is written chunk by chunk and read back in order.
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -154,14 +160,13 @@ def jobflow():
     return model.model_copy(update={"queue_sizes": [8, 16], "replications": 5}), text
 
 
-def test_streamed_tables_equal_the_in_memory_ones(jobflow, tmp_path, monkeypatch):
+def test_stored_tables_equal_the_in_memory_ones(jobflow, tmp_path):
     model, text = jobflow
     memory = run_experiment(model, text, jobs=1, progress=False)
-    monkeypatch.setattr(runner, "ROW_GROUP_ROWS", 300)  # several row groups
-    streamed = run_experiment(model, text, jobs=1, out_dir=tmp_path / "out", progress=False)
-    assert streamed.tables.files.keys() == {"jobs", "tasks"}
-    assert pq.ParquetFile(tmp_path / "out/tasks.parquet").metadata.num_row_groups > 1
-    assert sorted(streamed.tables) == sorted(memory.tables) == streamed.metadata["tables"]
+    stored = run_experiment(model, text, jobs=1, out_dir=tmp_path / "out", progress=False)
+    files = list((tmp_path / "out/tasks").glob("point=*/rep-*.parquet"))
+    assert len(files) > 2  # several chunks per table
+    assert sorted(stored.tables) == sorted(memory.tables) == stored.metadata["tables"]
     loaded = gridsim.load_results(tmp_path / "out")
     for name in ("runs", "jobs", "tasks"):
         expected = in_memory_as_written(memory.tables[name], tmp_path).drop(
@@ -169,20 +174,20 @@ def test_streamed_tables_equal_the_in_memory_ones(jobflow, tmp_path, monkeypatch
         )
         pdt.assert_frame_equal(loaded.table(name).drop(columns="sim_time_s", errors="ignore"),
                                expected)  # fmt: skip
-        assert streamed.tables[name].equals(loaded.table(name))
-    pdt.assert_frame_equal(streamed.summary.filter(regex="^(?!sim_time)"),
+        assert stored.tables[name].equals(loaded.table(name))
+    pdt.assert_frame_equal(stored.summary.filter(regex="^(?!sim_time)"),
                            memory.summary.filter(regex="^(?!sim_time)"))  # fmt: skip
 
 
 def with_extra_table(monkeypatch, extra_of_replication) -> None:
-    """window_search replications that also return an ``extra`` table."""
+    """window_search replications that also return an ``extra`` table (one chunk each)."""
     real = window_search.run_replication
 
     def run_replication(model, replication, seed):
         return {**real(model, replication, seed), "extra": extra_of_replication(replication)}
 
     monkeypatch.setattr(window_search, "run_replication", run_replication)
-    monkeypatch.setattr(runner, "ROW_GROUP_ROWS", 0)  # every replication written on arrival
+    monkeypatch.setattr(runner, "MAX_CHUNK", 1)
 
 
 EMPTY = pd.Series([], dtype=object)
@@ -204,9 +209,9 @@ def test_columns_that_drift_between_replications_read_back_as_concatenated(
     result = run_experiment(model, text, replications=5, jobs=1, out_dir=tmp_path / "out",
                             progress=False)  # fmt: skip
     assert result.status == "complete", result.error
-    assert pq.ParquetFile(tmp_path / "out/extra.parquet").metadata.num_row_groups == 4
+    assert len(list((tmp_path / "out/extra").glob("point=0/rep-*.parquet"))) == 5
     expected = in_memory_as_written(memory.tables["extra"], tmp_path)
-    pdt.assert_frame_equal(pd.read_parquet(tmp_path / "out/extra.parquet"), expected)
+    pdt.assert_frame_equal(load_table(tmp_path / "out", "extra"), expected)
     assert expected["count"].tolist()[:3] == [1.0, 2.0, 3.0]
 
 
@@ -218,21 +223,21 @@ def test_columns_that_drift_between_replications_read_back_as_concatenated(
         pd.DataFrame({"count": [3], "new": [1]}),  # a column the file does not have
     ],
 )
-def test_a_table_that_cannot_be_appended_fails_the_run_and_keeps_a_valid_file(
+def test_a_table_that_cannot_be_stored_fails_the_run_and_keeps_the_finished_chunks(
     scenario, tmp_path, monkeypatch, later
 ):
     model, text = scenario
     with_extra_table(monkeypatch, lambda r: pd.DataFrame({"count": [1, 2]}) if r == 0 else later)
     result = run_experiment(model, text, jobs=1, out_dir=tmp_path, progress=False)
     assert result.status == "failed"
-    assert result.error.startswith("SchemaDriftError: extra.parquet: replications 1-1")
-    assert pd.read_parquet(tmp_path / "extra.parquet")["count"].tolist() == [1, 2]
-    assert pd.read_parquet(tmp_path / "runs.parquet")["replication"].unique().tolist() == [0]
+    assert result.error.startswith("SchemaDriftError: extra: point 0 replications 1-1")
+    assert load_table(tmp_path, "extra")["count"].tolist() == [1, 2]
+    assert load_table(tmp_path, "runs")["replication"].unique().tolist() == [0]
     assert json.loads((tmp_path / "metadata.json").read_text())["replications_completed"] == 1
 
 
 @pytest.mark.parametrize("error", [RuntimeError("node exploded"), KeyboardInterrupt()])
-def test_streamed_files_are_valid_after_a_failing_or_interrupted_replication(
+def test_finished_chunks_are_kept_after_a_failing_or_interrupted_replication(
     jobflow, tmp_path, monkeypatch, error
 ):
     real = jobflow_kind.run_replication
@@ -243,11 +248,14 @@ def test_streamed_files_are_valid_after_a_failing_or_interrupted_replication(
         return real(model, replication, seed)
 
     monkeypatch.setattr(jobflow_kind, "run_replication", stops_at_replication_three)
-    monkeypatch.setattr(runner, "ROW_GROUP_ROWS", 1000)  # 0 and 1 written, 2 pending
+    monkeypatch.setattr(runner, "MAX_CHUNK", 1)
     model, text = jobflow
     result = run_experiment(model, text, jobs=1, out_dir=tmp_path, progress=False)
     assert result.status == ("failed" if isinstance(error, RuntimeError) else "interrupted")
     for name in ("runs", "jobs", "tasks"):
-        table = pq.read_table(tmp_path / f"{name}.parquet")
-        assert sorted(set(table["replication"].to_pylist())) == [0, 1, 2]
-    assert json.loads((tmp_path / "metadata.json").read_text())["replications_completed"] == 3
+        table = load_table(tmp_path, name)
+        assert sorted(set(table["replication"])) == [0, 1, 2]
+        assert set(table["queue_size"]) == {8}  # the first point stopped the run
+    metadata = json.loads((tmp_path / "metadata.json").read_text())
+    assert metadata["done"] == {"0": [[0, 2]]}
+    assert metadata["replications_completed"] == 0  # at every point

@@ -66,6 +66,7 @@ SOURCE_KEYS_OF_THE_WORKLOAD = ("Installation", "Acknowledge", "Information", "Un
 _BATSIM_STATES = {
     "finished": "COMPLETED_SUCCESSFULLY",
     "killed": "COMPLETED_KILLED",
+    "failed": "COMPLETED_FAILED",
     "rejected": "REJECTED",
 }
 

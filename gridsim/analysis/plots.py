@@ -32,6 +32,15 @@ __all__ = [
 ]
 
 LOCAL_LOAD_GREY = "0.75"
+#: Unavailable time that is not a job's: announced local load, the unplanned kinds, outages.
+UNAVAILABLE_STYLE = {
+    "local_load": (LOCAL_LOAD_GREY, "//", "local load"),
+    "local_overrun": (LOCAL_LOAD_GREY, "xx", "local overrun / unannounced"),
+    "local_unannounced": (LOCAL_LOAD_GREY, "xx", "local overrun / unannounced"),
+    "down": ("0.15", "", "node down"),
+}
+#: Hatch of a job's run that a failure killed (in the job's colour, red edge).
+LOST_HATCH, LOST_EDGE = "xxx", "#D55E00"
 
 #: The columns each plot needs (``<metric>`` stands for the metric argument).
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -91,9 +100,10 @@ def plot_gantt(
     """A Gantt chart of one job flow's tasks.
 
     Nodes are on the y axis sorted by performance (fastest on top), local load is grey and
-    hatched, each job has one style -- colour, and a hatch beyond the first eight -- that
-    differs from every neighbouring job's (:func:`gridsim.analysis.palette.job_styles`), and
-    its id written on its bars.
+    hatched (cross-hatched where it overran or was not announced), outages are black, each job
+    has one style -- colour, and a hatch beyond the first eight -- that differs from every
+    neighbouring job's (:func:`gridsim.analysis.palette.job_styles`), and its id written on
+    its bars; a run a failure killed is cross-hatched with a red edge.
 
     Args:
         tasks: the ``tasks`` table of one run (:func:`gridsim.analysis.results.select_run`).
@@ -110,15 +120,19 @@ def plot_gantt(
     figure = Figure(figsize=(10, min(12.0, max(3.0, 0.22 * len(row) + 1.6))), layout="constrained")
     axes = figure.add_subplot()
     write_labels = label_jobs and len(tasks) <= 400
-    styles = job_styles(tasks[tasks["kind"] != "local_load"], row)
+    styles = job_styles(tasks[~tasks["kind"].isin(UNAVAILABLE_STYLE)], row)
     for task in tasks.itertuples():
         y, width = row[int(task.node)], task.end - task.start
-        local = task.kind == "local_load"
-        job = None if local else styles[int(task.job_id)]
-        colour = LOCAL_LOAD_GREY if job is None else job.colour
+        if task.kind in UNAVAILABLE_STYLE:
+            colour, hatch, _ = UNAVAILABLE_STYLE[task.kind]
+            job, edge = None, "black"
+        else:
+            job = styles[int(task.job_id)]
+            colour, edge, hatch = job.colour, job.edge, _gantt_hatch(job.hatch)
+            if task.kind == "lost":
+                edge, hatch = LOST_EDGE, LOST_HATCH
         axes.broken_barh([(task.start, width)], (y - 0.4, 0.8), facecolors=colour,
-                         edgecolors="black" if job is None else job.edge, linewidth=0.3,
-                         hatch="//" if job is None else _gantt_hatch(job.hatch))  # fmt: skip
+                         edgecolors=edge, linewidth=0.3, hatch=hatch)  # fmt: skip
         if write_labels and job is not None:
             axes.text(task.start + width / 2, y, str(int(task.job_id)), ha="center",
                       va="center", fontsize=6,
@@ -133,11 +147,19 @@ def plot_gantt(
         axes.set_xlim(*window)
     else:
         axes.set_xlim(left=0)
-    axes.legend(handles=[Patch(facecolor=LOCAL_LOAD_GREY, hatch="//", edgecolor="black",
-                               label="local load"),
-                         Patch(facecolor=OKABE_ITO[0], edgecolor="black",
-                               label="job (id on bar)")],
-                loc="upper right", fontsize=7, framealpha=0.9)  # fmt: skip
+    handles = [
+        Patch(facecolor=LOCAL_LOAD_GREY, hatch="//", edgecolor="black", label="local load"),
+        Patch(facecolor=OKABE_ITO[0], edgecolor="black", label="job (id on bar)"),
+    ]
+    kinds = set(tasks["kind"])
+    for kind in ("local_overrun", "local_unannounced", "down"):
+        colour, hatch, label = UNAVAILABLE_STYLE[kind]
+        if kind in kinds and label not in [h.get_label() for h in handles]:
+            handles.append(Patch(facecolor=colour, hatch=hatch, edgecolor="black", label=label))
+    if "lost" in kinds:
+        handles.append(Patch(facecolor=OKABE_ITO[0], hatch=LOST_HATCH, edgecolor=LOST_EDGE,
+                             label="run killed by a failure"))  # fmt: skip
+    axes.legend(handles=handles, loc="upper right", fontsize=7, framealpha=0.9)
     axes.set_title(title)
     return figure
 
@@ -214,39 +236,66 @@ def plot_advantage(
     metric: str = "mean_finish",
     over: str = "queue_size",
     title: str = "",
+    axes: Sequence[str] | None = None,
 ) -> Figure:
-    """Mean paired advantage over ``baseline`` (%) against a swept parameter, with 95%
+    """Mean paired advantage over ``baseline`` (%) against a swept field ``over``, with 95%
     interval whiskers, one line per policy (like [TY20, Fig. 3-4]); lines are dodged
     sideways a little so that the whiskers do not hide each other.
 
     The advantage is ``100 (baseline - policy) / baseline`` of ``metric`` on the same
     instance (:func:`gridsim.analysis.jobflow_stats.relative_advantage`): above zero is
-    better than the baseline for times and costs.
+    better than the baseline for times and costs. ``over`` may be any swept field (a numeric
+    column); when the runs hold other swept fields (``axes``, default the dotted columns and
+    ``queue_size``), one panel is drawn per combination of their values, sharing the y axis.
     """
     _require(runs, "plot_advantage", metric=metric, over=over)
-    curves = relative_advantage(runs, baseline, metric)
-    figure = Figure(figsize=(6.0, 4.0), layout="constrained")
-    axes = figure.add_subplot()
-    axes.axhline(0.0, color="black", linewidth=0.8)
+    curves = relative_advantage(runs, baseline, metric, axes)
+    others = [k for k in comparison_keys(runs, axes) if k not in (over, "run")]
+    panels = list(curves.groupby(others, sort=False, dropna=False)) if others else [((), curves)]
+    columns = min(len(panels), 4)
+    rows = -(-len(panels) // columns)
+    size = (6.0, 4.0) if len(panels) == 1 else (1.0 + 4.2 * columns, 0.6 + 3.4 * rows)
+    figure = Figure(figsize=size, layout="constrained")
+    grid = figure.subplots(rows, columns, sharey=True, squeeze=False)
     policies = [p for p in dict.fromkeys(curves["policy"]) if p != baseline]
     styles = policy_styles([baseline, *policies])  # as in a comparison that includes it
-    steps = sorted(curves[over].unique())
+    steps = sorted(curves[over].dropna().unique())
     dodge = 0.012 * (steps[-1] - steps[0] if len(steps) > 1 else 1.0)
-    for index, policy in enumerate(policies):
-        part = curves[curves["policy"] == policy].sort_values(over)
-        offset = (index - (len(policies) - 1) / 2) * dodge
-        axes.errorbar(part[over] + offset, part["advantage_pct"], yerr=part["ci95"].fillna(0),
-                      marker=styles[policy].marker, linestyle=styles[policy].line_style,
-                      capsize=3, label=policy, color=styles[policy].colour, linewidth=1.4,
-                      markersize=5)  # fmt: skip
-    axes.set_xlabel(metric_label(over))
-    axes.set_ylabel(f"advantage over {baseline} (%)")
-    axes.set_xticks(steps)
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize=8)
+    for index, (values, part_curves) in enumerate(panels):
+        axes_ = grid[index // columns][index % columns]
+        axes_.axhline(0.0, color="black", linewidth=0.8)
+        for number, policy in enumerate(policies):
+            part = part_curves[part_curves["policy"] == policy].sort_values(over)
+            offset = (number - (len(policies) - 1) / 2) * dodge
+            axes_.errorbar(part[over] + offset, part["advantage_pct"],
+                           yerr=part["ci95"].fillna(0), marker=styles[policy].marker,
+                           linestyle=styles[policy].line_style, capsize=3, label=policy,
+                           color=styles[policy].colour, linewidth=1.4, markersize=5)  # fmt: skip
+        axes_.set_xlabel(metric_label(over))
+        axes_.set_xticks(steps)
+        axes_.grid(alpha=0.3)
+        if others:
+            values = values if isinstance(values, tuple) else (values,)
+            axes_.set_title(", ".join(f"{_short_name(k)} {v}"
+                                      for k, v in zip(others, values, strict=True)),
+                            fontsize=9)  # fmt: skip
+        if index % columns == 0:
+            axes_.set_ylabel(f"advantage over {baseline} (%)")
+    for index in range(len(panels), rows * columns):
+        grid[index // columns][index % columns].set_visible(False)
+    grid[0][0].legend(fontsize=8)
     runs_count = int(curves["runs"].max())
-    axes.set_title(title or f"{metric}: paired advantage, 95% intervals, {runs_count} replications")
+    heading = title or f"{metric}: paired advantage, 95% intervals, {runs_count} replications"
+    if others:
+        figure.suptitle(heading, fontsize=11)
+    else:
+        grid[0][0].set_title(heading)
     return figure
+
+
+def _short_name(path: str) -> str:
+    """The last part of a dotted field path (a panel title; the full path is in the data)."""
+    return path.rsplit(".", 1)[-1]
 
 
 def plot_samples_over_time(progress: pd.DataFrame, policies: Sequence[str] | None = None) -> Figure:

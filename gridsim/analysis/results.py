@@ -1,10 +1,15 @@
 """Results folders as data: every table a run wrote, as pandas DataFrames.
 
 Consumes one or more folders written by :func:`gridsim.experiments.runner.run_experiment`
-(``<table>.parquet`` files beside ``metadata.json``, layout in docs/results.md); produces a
-:class:`Results` holding each table and the folders' metadata. Several folders are combined
-into one comparison: their tables are concatenated and a ``run`` column names the folder each
-row came from (``replication`` alone would then no longer identify an instance).
+(a result store: one Parquet dataset per table beside the ``metadata.json`` manifest, or the
+earlier layout of one ``<table>.parquet`` per table; docs/results.md); produces a
+:class:`Results` holding each table and the folders' metadata.
+
+Several folders of one experiment (same scenario, seed and gridsim version: shards, or runs
+of separate replication ranges) are one experiment: their cells are combined into the tables
+a single run gives (a cell held twice is refused). Folders of different experiments are
+combined into one comparison: their tables are concatenated and a ``run`` column names the
+folder each row came from (``replication`` alone would then no longer identify an instance).
 
 Cost: reading the Parquet files; nothing is recomputed.
 """
@@ -64,9 +69,23 @@ class Results:
         return self.extra.get(name, pd.DataFrame())
 
     @property
+    def axes(self) -> list[str]:
+        """The swept paths of the experiment (columns of every table), in grid order."""
+        return list(dict.fromkeys(a for m in self.metadata for a in m.get("axes", [])))
+
+    @property
     def policies(self) -> list[str]:
-        """Policies in the order the scenario lists them (first = baseline of comparisons)."""
+        """Policies in the order the scenario lists them."""
         return list(dict.fromkeys(self.runs["policy"])) if "policy" in self.runs else []
+
+    @property
+    def baseline(self) -> str | None:
+        """The policy comparisons are made against: the scenario's ``baseline`` (job flows),
+        else the first policy (:func:`gridsim.analysis.stats.baseline_policy`)."""
+        from gridsim.analysis.stats import baseline_policy
+
+        scenario = self.metadata[0].get("scenario_resolved", {}) if self.metadata else {}
+        return baseline_policy(scenario.get("baseline"), self.policies)
 
 
 def load_results(*folders: str | Path) -> Results:
@@ -79,31 +98,130 @@ def load_results(*folders: str | Path) -> Results:
             recompute with :func:`gridsim.analysis.stats.paired_comparison`).
 
     Raises:
-        FileNotFoundError: a folder without ``metadata.json`` or ``runs.parquet``.
+        FileNotFoundError: a folder without ``metadata.json`` or a ``runs`` table.
+        ValueError: folders of one experiment that hold a cell twice.
     """
+    from gridsim.experiments.store import StoreError, combined_sources, is_store
+
     if not folders:
         raise ValueError("load_results needs at least one results folder")
     paths = [Path(folder) for folder in folders]
     names = _unique_names(paths)
+    manifests = [_manifest(path) for path in paths]
+    metadata = [
+        {**manifest, "folder": str(path), "run": name}
+        for path, name, manifest in zip(paths, names, manifests, strict=True)
+    ]
+    if len(paths) > 1 and all(is_store(m) for m in manifests) and _one_experiment(manifests):
+        try:
+            sources = combined_sources(paths, manifests)
+        except StoreError as error:
+            raise ValueError(str(error)) from None
+        return _results(_store_tables(paths, sources, manifests[0]), metadata)
     tables: dict[str, list[pd.DataFrame]] = {}
-    metadata = []
-    for path, name in zip(paths, names, strict=True):
-        meta_path = path / "metadata.json"
-        if not meta_path.exists() or not (path / "runs.parquet").exists():
-            raise FileNotFoundError(
-                f"{path}: not a gridsim results folder (expected metadata.json and runs.parquet)"
-            )
-        metadata.append({**json.loads(meta_path.read_text()), "folder": str(path), "run": name})
-        for file in sorted(path.glob("*.parquet")):
-            table = pd.read_parquet(file)
+    for path, name, manifest in zip(paths, names, manifests, strict=True):
+        for table_name, table in _folder_tables(path, manifest).items():
             if len(paths) > 1:
                 table.insert(0, "run", name)
-            tables.setdefault(file.stem, []).append(table)
+            tables.setdefault(table_name, []).append(table)
     if len(paths) > 1:
         tables.pop("paired", None)
     combined = {name: pd.concat(parts, ignore_index=True) for name, parts in tables.items()}
-    named = {name: combined.pop(name) for name in NAMED_TABLES if name in combined}
-    return Results(**named, extra=combined, metadata=metadata)
+    return _results(combined, metadata)
+
+
+def load_table(folder: str | Path, name: str) -> pd.DataFrame | None:
+    """One table of one results folder (either layout), or None if the folder has none."""
+    path = Path(folder)
+    try:
+        manifest = _manifest(path)
+    except FileNotFoundError:
+        return None
+    from gridsim.experiments.store import committed_chunks, is_store, read_table
+
+    if is_store(manifest) and (path / name).is_dir():
+        return read_table([(path, chunk) for chunk in committed_chunks(path)], name)
+    file = path / f"{name}.parquet"
+    return pd.read_parquet(file) if file.exists() else None
+
+
+class ResultsError(ValueError):
+    """A folder that cannot be read as gridsim results; the one-line message names it."""
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """A results folder's ``metadata.json``; ResultsError if it is missing or unreadable."""
+    path = folder / "metadata.json"
+    try:
+        manifest = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ResultsError(f"{folder}: not a gridsim results folder (no metadata.json)") from None
+    except (OSError, ValueError) as error:
+        raise ResultsError(f"{path}: unreadable ({error})") from None
+    if not isinstance(manifest, dict) or "kind" not in manifest:
+        raise ResultsError(f"{path}: not the metadata of a gridsim run (no kind)")
+    return manifest
+
+
+def has_runs(folder: str | Path) -> bool:
+    """Whether a results folder holds a runs table (a run stopped before its first
+    replication finished has none)."""
+    try:
+        _manifest(Path(folder))
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _results(tables: dict[str, pd.DataFrame], metadata: list[dict[str, Any]]) -> Results:
+    named = {name: tables.pop(name) for name in NAMED_TABLES if name in tables}
+    return Results(**named, extra=tables, metadata=metadata)
+
+
+def _manifest(path: Path) -> dict[str, Any]:
+    from gridsim.experiments.store import is_store
+
+    meta_path = path / "metadata.json"
+    manifest = json.loads(meta_path.read_text()) if meta_path.exists() else None
+    has_runs = (path / "runs").is_dir() if is_store(manifest) else (path / "runs.parquet").exists()
+    if manifest is None or not has_runs:
+        raise FileNotFoundError(f"{path}: not a gridsim results folder "
+                                "(expected metadata.json and a runs table)")  # fmt: skip
+    return manifest
+
+
+def _one_experiment(manifests: list[dict[str, Any]]) -> bool:
+    keys = ("scenario_hash", "seed", "gridsim_version")
+    return len({tuple(m.get(k) for k in keys) for m in manifests}) == 1
+
+
+def _folder_tables(path: Path, manifest: dict[str, Any]) -> dict[str, pd.DataFrame]:
+    """Every table of one folder (chunk tables, then derived ``<name>.parquet`` files)."""
+    from gridsim.experiments.store import committed_chunks, is_store, read_table, table_names
+
+    tables = {}
+    if is_store(manifest):
+        sources = [(path, chunk) for chunk in committed_chunks(path)]
+        tables = {name: read_table(sources, name) for name in table_names(path)}
+    for file in sorted(path.glob("*.parquet")):
+        tables.setdefault(file.stem, pd.read_parquet(file))
+    return tables
+
+
+def _store_tables(paths: list[Path], sources: list, manifest: dict[str, Any]) -> dict:
+    """The tables of several folders of one experiment, as one run would have written them
+    (``paired`` recomputed over all cells)."""
+    from gridsim.experiments.kinds import KINDS
+    from gridsim.experiments.runner import derived_tables
+    from gridsim.experiments.store import read_table, table_names
+
+    names = list(dict.fromkeys(n for path in paths for n in table_names(path)))
+    tables = {name: read_table(sources, name) for name in names}
+    module = KINDS[manifest["kind"]].load()
+    baseline = manifest.get("scenario_resolved", {}).get("baseline")
+    tables.update(derived_tables(module, tables["runs"], tuple(manifest.get("axes", [])),
+                                 baseline))  # fmt: skip
+    return tables
 
 
 def _unique_names(paths: list[Path]) -> list[str]:
@@ -125,23 +243,32 @@ def select_run(
     queue_size: int | None = None,
     run: str | None = None,
     what: str = "rows",
+    point: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """The rows of one simulation (a ``jobs`` or ``tasks`` table of one run).
 
-    Filters on each given value; a column the table lacks is ignored. Raises ValueError
-    naming the value that matches nothing (``what`` names the rows: "tasks", "jobs"), or
-    the choices when several runs still match.
+    Filters on each given value (``point``: swept field -> value, e.g. a point of
+    ``Results.metadata[0]["points"]``); a column the table lacks is ignored. Raises
+    ValueError naming the value that matches nothing (``what`` names the rows: "tasks",
+    "jobs"), or the choices when several runs still match.
     """
     chosen = table
-    for column, value in (("run", run), ("policy", policy), ("replication", replication),
-                          ("queue_size", queue_size)):  # fmt: skip
-        if value is None or column not in chosen.columns:
+    given = [(c, v) for c, v in (("run", run), ("policy", policy), ("replication", replication),
+                                 ("queue_size", queue_size)) if v is not None]  # fmt: skip
+    for column, value in [*given, *(point or {}).items()]:
+        if column not in chosen.columns:
             continue
-        chosen = chosen[chosen[column] == value]
-        if chosen.empty:
-            raise ValueError(f"no {what} with {column} = {value!r}")
+        matching = chosen[chosen[column].isna() if value is None else chosen[column] == value]
+        if matching.empty:
+            present = ", ".join(map(str, pd.unique(chosen[column])))
+            raise ValueError(f"no {what} with {column} = {value!r} (present: {present})")
+        chosen = matching
     for column in ("run", "policy", "replication", "queue_size"):
         if column in chosen.columns and chosen[column].nunique() > 1:
             values = sorted(chosen[column].unique().tolist())
             raise ValueError(f"several runs match: choose --{column.replace('_', '-')} {values}")
+    for column in (c for c in chosen.columns if "." in str(c)):
+        if chosen[column].nunique(dropna=False) > 1:
+            values = chosen[column].drop_duplicates().tolist()
+            raise ValueError(f"several runs match: choose --point (swept {column}: {values})")
     return chosen

@@ -14,6 +14,10 @@ makespan of the reference policy on the same instance with a static queue -- our
 [TY20, Table 3] "arrivals over half of the makespan of the first experiment" -- and
 ``poisson``: a Poisson process at a ``rate`` or at the rate that offers a target
 ``utilisation`` of the environment (:func:`poisson_rate`; docs/jobflow.md).
+
+Faults (``faults:``, :mod:`gridsim.faults`, off by default) are drawn once per instance from
+their own seed, a child of the instance's, and every policy meets them; the reference run of
+``static_makespan_fraction`` has none.
 """
 
 from __future__ import annotations
@@ -29,17 +33,32 @@ from pydantic import Field, field_validator, model_validator
 from gridsim.analysis.jobflow_stats import RUN_METRICS, add_advantage, run_metrics
 from gridsim.analysis.stats import summarise_by
 from gridsim.config import Range, ScenarioBase, Strict
+from gridsim.experiments.rejections import Count
 from gridsim.experiments.window_search import EnvironmentConfig, LoadConfig
+from gridsim.faults.config import FaultsConfig
+from gridsim.faults.draws import draw_faults, instance_fault_seed
 from gridsim.scheduling.backfilling import Job
 from gridsim.scheduling.queue_policies import SchedulerSpec
 from gridsim.selection.criteria import CriterionError, PolicySpecs, build_criterion
 from gridsim.sim.engine import Instance, simulate
+from gridsim.sim.fault_engine import simulate_with_faults
 from gridsim.workloads.environment import generate_environment
 
 METRICS = [*RUN_METRICS, "finish_advantage_pct", "sim_time_s"]
+#: What a run can fail to do, counted under the summary (:mod:`gridsim.experiments.rejections`).
+REJECTIONS = (
+    Count("jobs_rejected_too_wide", "queue_size", "jobs rejected", "wider than the machine"),
+    Count("jobs_rejected_no_window", "queue_size", "jobs rejected",
+          "no window fits (too few nodes fast enough, or over budget)"),
+    Count("jobs_failed", "queue_size", "jobs failed",
+          "killed by faults more often than the retry limit allows"),
+)  # fmt: skip
 #: Columns `gridsim run` prints (all of METRICS are in summary.csv).
 DISPLAY_METRICS = ["mean_finish", "finish_advantage_pct", "makespan", "mean_wait",
                    "mean_bounded_slowdown", "mean_cost", "utilisation"]  # fmt: skip
+#: ``queue_sizes: [50, 100]`` is the grid ``sweep: {queue_size: [50, 100]}``: each point of
+#: an experiment holds one queue size (:mod:`gridsim.experiments.grid`).
+GRID_SHORTHANDS = {"queue_size": "queue_sizes"}
 
 
 class JobsConfig(Strict):
@@ -115,6 +134,7 @@ class JobFlowScenario(ScenarioBase):
     policies: PolicySpecs
     baseline: str = "BFfinish"
     slowdown_threshold: float = Field(10.0, gt=0)
+    faults: FaultsConfig = FaultsConfig()
 
     @field_validator("environment")
     @classmethod
@@ -143,6 +163,12 @@ class JobFlowScenario(ScenarioBase):
             build_criterion(self.arrivals.reference_policy)
         except CriterionError as error:
             raise ValueError(f"arrivals.reference_policy: {error}") from None
+        self.faults.check_nodes(self.environment.nodes)
+        if self.faults.enabled and self.scheduler != "conservative":
+            raise ValueError(
+                f"scheduler {self.scheduler!r} does not take faults: only conservative "
+                "backfilling re-plans around them (docs/model.md, Faults)"
+            )
         return self
 
     def criteria(self):
@@ -228,9 +254,16 @@ def run_replication(
         instance, draws = generate_instance(scenario, queue_size, np.random.default_rng(child))
         instance = with_arrivals(scenario, instance, draws)
         labels = dict(scenario=scenario.name, queue_size=queue_size, replication=replication)
+        faults = None
+        if scenario.faults.enabled:  # the same faults for every policy (docs/model.md)
+            seed_of_faults = instance_fault_seed(child)
+            faults = draw_faults(scenario.faults, instance.nodes, instance.busy, seed_of_faults)
         for criterion in scenario.criteria():
             began = time.perf_counter()
-            trace = simulate(instance, criterion, scenario.priority, scenario.scheduler)
+            if faults is None:
+                trace = simulate(instance, criterion, scenario.priority, scenario.scheduler)
+            else:
+                trace = simulate_with_faults(instance, criterion, faults, scenario.priority)
             elapsed = time.perf_counter() - began
             job_table = pd.DataFrame(trace.job_records())
             task_table = pd.DataFrame(trace.task_records())

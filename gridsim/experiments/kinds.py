@@ -37,17 +37,28 @@ KINDS: dict[str, Kind] = {
 }
 
 
-def load_scenario(source: Any) -> tuple[Any, str]:
-    """The validated scenario and its YAML text, from a path or YAML text."""
-    document, text = read_yaml(source)
-    kind_name = document.get("kind")
+def scenario_model(kind_name: Any) -> Any:
+    """The scenario model of a kind; ScenarioError naming the known kinds otherwise."""
     if kind_name not in KINDS:
         known = ", ".join(sorted(KINDS))
         raise ScenarioError(f"kind: expected one of {known}, got {kind_name!r}")
     try:
-        model = KINDS[kind_name].scenario_model()
+        return KINDS[kind_name].scenario_model()
     except ImportError:
         raise ScenarioError(f"kind: {kind_name!r} is not available in this build") from None
+
+
+def load_scenario(source: Any) -> tuple[Any, str]:
+    """The validated scenario and its YAML text, from a path or YAML text.
+
+    A scenario with a ``sweep:`` or ``zip:`` grid is several scenarios: read it with
+    :func:`gridsim.experiments.grid.load_experiment`.
+    """
+    document, text = read_yaml(source)
+    model = scenario_model(document.get("kind"))
+    if "sweep" in document or "zip" in document:
+        raise ScenarioError("this scenario is a grid (sweep: or zip:); read it with "
+                            "gridsim.experiments.grid.load_experiment")  # fmt: skip
     return validate(model, document), text
 
 

@@ -1,59 +1,66 @@
-"""Replications of a scenario, in parallel, written to a results folder that describes itself.
+"""Run an experiment: the missing cells of its points, in chunks, into a result store.
 
-Consumes a validated scenario; produces the concatenated result tables (``runs`` and whatever
-else the kind returns) and writes them as Parquet beside ``metadata.json`` (scenario text, seed,
-replications, gridsim version, command line). Replication ``r`` always draws from
-``SeedSequence(seed, spawn_key=(r,))``: its instance does not depend on how many replications
-run, on ``--jobs``, or on the order they finish, so the same scenario and seed give the same
-numbers bit for bit (only wall-clock columns such as ``search_time_s`` differ).
+Consumes an :class:`~gridsim.experiments.grid.Experiment` (or one validated scenario), the
+replications wanted (a count, a range, a shard of a range) and where to run them
+(:mod:`gridsim.experiments.executors`); produces its result tables, written chunk by chunk to
+a results folder (:mod:`gridsim.experiments.store`) or kept in memory without one.
 
-Given a folder, every table but ``runs`` is streamed to its Parquet file as replications
-arrive (a row group per batch of about ``ROW_GROUP_ROWS`` rows), so memory does not grow with
-the replications' per-job and per-task rows; only ``runs`` stays in memory for the summary.
-Without a folder every table is kept in memory.
+Replication ``r`` of every point draws from ``SeedSequence(seed, spawn_key=(r,))``: its
+instance depends neither on how many replications run, nor on ``--jobs``, the executor, the
+shard or the order chunks finish, so the same experiment and seed give the same tables bit for
+bit however the work is split, interrupted and resumed (only wall-clock columns such as
+``search_time_s`` differ). Points share replication seeds (common random numbers across the
+grid: at a given replication, two load levels see the same nodes).
 
-If a replication fails or the run is interrupted, the finished replications are still written
-(the Parquet writers are closed on the way out, so the files stay valid) and ``metadata.json``
-records the status and the error.
+On a folder of the same experiment and seed the run resumes: cells done are skipped. A chunk
+that fails stops the run (status ``failed``), Ctrl-C stops it within a couple of seconds
+(status ``interrupted``); either way every finished chunk is kept and the manifest records
+the invocation.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import platform
+import signal
 import subprocess
 import sys
-import traceback
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 from tqdm.auto import tqdm
 
 import gridsim
-from gridsim.analysis.stats import paired_comparison
+from gridsim.analysis.stats import baseline_policy, paired_comparison
+from gridsim.experiments import cells as cell_sets
+from gridsim.experiments.cells import Chunk
+from gridsim.experiments.executors import ChunkExecutor, open_executor
+from gridsim.experiments.grid import Experiment, experiment_of
 from gridsim.experiments.kinds import kind_module
+from gridsim.experiments.rejections import rejection_rows
+from gridsim.experiments.store import (
+    STORE_FORMAT,
+    FolderStore,
+    MemoryStore,
+    SchemaDriftError,
+    add_planned,
+    now,
+    write_atomically,
+)
 
-#: Tables kept in memory when writing to a folder (the summary and paired comparison need them).
-IN_MEMORY = frozenset({"runs"})
-#: Streamed rows (all tables together) gathered before they are written as row groups.
-ROW_GROUP_ROWS = 250_000
-#: Most replications a worker runs per task: a chunk's tables travel back (and sit in memory)
+#: Most replications a worker runs per chunk: a chunk's tables travel back (and sit in memory)
 #: together, so a chunk growing with the replications would undo the streaming.
 MAX_CHUNK = 8
+#: Chunks kept submitted per worker: enough to keep workers busy, few to cancel on Ctrl-C.
+IN_FLIGHT_PER_WORKER = 2
 
-
-class SchemaDriftError(ValueError):
-    """A batch of replications cannot be appended to a streamed table without changing what
-    the rows already written mean (a new column, text in a numeric column, 2.5 in an integer
-    column)."""
+__all__ = ["ExperimentResult", "SchemaDriftError", "replication_seed", "run_experiment"]
 
 
 def replication_seed(seed: int, replication: int) -> np.random.SeedSequence:
@@ -62,28 +69,37 @@ def replication_seed(seed: int, replication: int) -> np.random.SeedSequence:
 
 
 class ResultTables(Mapping[str, pd.DataFrame]):
-    """The tables of a run by name: those held in memory, and the streamed ones, read from
-    their Parquet file on each access (a large sweep's ``jobs`` need not fit in memory)."""
+    """The tables of a run by name: derived ones held in memory, chunk tables read from the
+    store on each access (a large sweep's ``jobs`` need not fit in memory)."""
 
-    def __init__(self, frames: dict[str, pd.DataFrame], files: dict[str, Path] | None = None):
-        self.frames = frames
-        self.files = files or {}
+    def __init__(self, store: Any, derived: dict[str, pd.DataFrame]) -> None:
+        self.store = store
+        self.frames = derived
+        self._names = [*store.table_names(), *derived]
 
     def __getitem__(self, name: str) -> pd.DataFrame:
         if name in self.frames:
             return self.frames[name]
-        return pd.read_parquet(self.files[name])
+        if name not in self._names:
+            raise KeyError(name)
+        return self.store.table(name)
 
     def __iter__(self) -> Iterator[str]:
-        return iter({**self.files, **self.frames})
+        return iter(dict.fromkeys(self._names))
 
     def __len__(self) -> int:
-        return len(self.files.keys() | self.frames.keys())
+        return len(dict.fromkeys(self._names))
 
 
 @dataclass
 class ExperimentResult:
-    """Tables of a finished (or partly finished) experiment and where they were written."""
+    """Tables of a finished (or partly finished) experiment and where they were written.
+
+    Attributes:
+        cells_run: (point, replication) cells this invocation ran.
+        cells_skipped: cells of the request already in the folder (resumed run).
+        exception: what stopped a failed run (a worker's traceback chained to it).
+    """
 
     tables: ResultTables
     summary: pd.DataFrame
@@ -91,215 +107,298 @@ class ExperimentResult:
     error: str | None = None
     out_dir: Path | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
-    #: The failure's traceback (a worker's chained to it), for ``gridsim run --debug``.
-    traceback: str | None = None
-
-
-def _one_replication(args: tuple[Any, int, int]) -> dict[str, pd.DataFrame]:
-    scenario, replication, seed = args
-    module = kind_module(scenario)
-    return module.run_replication(scenario, replication, replication_seed(seed, replication))
+    cells_run: int = 0
+    cells_skipped: int = 0
+    exception: BaseException | None = None
 
 
 def run_experiment(
     scenario: Any,
-    scenario_text: str,
+    scenario_text: str | None = None,
     *,
-    replications: int | None = None,
+    replications: int | range | None = None,
+    shard: tuple[int, int] | None = None,
     seed: int | None = None,
     jobs: int | None = None,
+    cluster: str | None = None,
     out_dir: Path | None = None,
+    overwrite: bool = False,
     command: str | None = None,
     progress: bool = True,
-    executor_factory: Callable[[int], Executor] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> ExperimentResult:
-    """Run ``replications`` replications of ``scenario`` and write the results.
+    """Run the missing cells of an experiment and return its tables.
 
     Args:
-        replications: overrides the scenario's count.
+        scenario: an :class:`Experiment`, or one validated scenario (with ``scenario_text``).
+        replications: a count (replications ``0..N-1``) or a range; default the scenario's.
+        shard: ``(I, K)``: only the I-th of K contiguous slices of those replications.
         seed: overrides the scenario's seed.
-        jobs: worker processes (default: all cores); 1 runs in this process.
-        out_dir: where to write; nothing is written when None.
-        executor_factory: builds the executor for ``jobs`` workers (a cluster engine's
-            ``concurrent.futures`` executor fits here); default a local process pool.
+        jobs: local worker processes (default: all cores); 1 runs in this process.
+        cluster: a Dask cluster instead, ``local:N`` or ``tcp://HOST:PORT``.
+        out_dir: the results folder (resumed if it holds this experiment); None: in memory.
+        overwrite: replace a folder that holds another experiment.
+        say: receives one-line notes for the user (cells skipped on resume).
+
+    Raises:
+        StoreError: the folder holds another experiment, or another run is writing there.
+        ExecutorError: the cluster cannot be reached or Dask is missing.
     """
-    replications = scenario.replications if replications is None else replications
-    seed = scenario.seed if seed is None else seed
-    jobs = jobs or os.cpu_count() or 1
-    tasks = [(scenario, r, seed) for r in range(replications)]
-    collector = _Collector(out_dir)
-    status, error, failure = "complete", None, None
-    bar = tqdm(total=replications, desc=scenario.name, unit="rep", disable=not progress)
+    experiment = scenario if isinstance(scenario, Experiment) else experiment_of(
+        scenario, scenario_text or ""
+    )  # fmt: skip
+    seed = experiment.seed if seed is None else seed
+    wanted = replications if replications is not None else experiment.replications
+    wanted = range(wanted) if isinstance(wanted, int) else wanted
+    if shard is not None:
+        wanted = cell_sets.shard_of(wanted, *shard)
+    planned = {point.index: set(wanted) for point in experiment.points}
+    manifest = new_manifest(experiment, seed)
+    store: Any = MemoryStore() if out_dir is None else FolderStore.open(
+        Path(out_dir), manifest, overwrite
+    )  # fmt: skip
     try:
+        return _run(experiment, seed, planned, store, wanted, shard, jobs, cluster,
+                    command, progress, say)  # fmt: skip
+    finally:
+        if isinstance(store, FolderStore):
+            store.close()
+
+
+def _run(experiment, seed, planned, store, wanted, shard, jobs, cluster, command, progress,
+         say) -> ExperimentResult:  # fmt: skip
+    done = store.done()
+    missing = {p: reps - done.get(p, set()) for p, reps in planned.items()}
+    missing = {p: reps for p, reps in missing.items() if reps}
+    skipped = sum(len(reps & done.get(p, set())) for p, reps in planned.items())
+    to_run = sum(len(reps) for reps in missing.values())
+    if skipped and say:
+        say(f"{store.path}: {skipped} of {skipped + to_run} cells (point, replication) already "
+            f"done, running the {to_run} missing")  # fmt: skip
+    entry = {
+        "command": command or " ".join(sys.argv),
+        "started": now(),
+        "replications": f"{wanted.start}:{wanted.stop}",
+        "shard": f"{shard[0]}/{shard[1]}" if shard else None,
+        "cells_skipped": skipped,
+    }
+    if isinstance(store, FolderStore):
+        add_planned(store.manifest, planned)
+        store.manifest.setdefault("history", []).append(entry)
+        store.write_manifest()
+    status, error, ran, failure = "complete", None, 0, None
+    if to_run:
+        executor = None
         try:
-            for tables in _map(tasks, jobs, executor_factory):
-                collector.add(tables)
-                bar.update()
+            executor = open_executor(jobs, cluster, to_run)
+            entry["executor"] = executor.description
+            size = cell_sets.chunk_size(to_run, executor.workers, MAX_CHUNK)
+            chunks = list(cell_sets.plan_chunks(missing, size))
+            ran = _dispatch(experiment, seed, chunks, store, executor, progress, to_run)
+        except _Stopped as stop:
+            status, error, ran, failure = stop.status, stop.error, stop.ran, stop.__cause__
         finally:
-            bar.close()
-            collector.close()
+            if executor is not None:
+                executor.close()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+    try:
+        result = _finish(experiment, store, entry, status, error, ran, skipped)
+        result.exception = failure
+        return result
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+class _Stopped(Exception):
+    def __init__(self, status: str, error: str, ran: int) -> None:
+        super().__init__(error)
+        self.status, self.error, self.ran = status, error, ran
+
+
+def _dispatch(experiment: Experiment, seed: int, chunks: list[Chunk], store: Any,
+              executor: ChunkExecutor, progress: bool, total: int) -> int:  # fmt: skip
+    """Submit chunks (a few per worker at a time), store each as it finishes; the cells run.
+
+    Finished chunks are stored in submission order, and every chunk that finished is stored
+    before a failure or Ctrl-C stops the run.
+    """
+    bar = tqdm(total=total, desc=experiment.name, unit="rep", disable=not progress,
+               postfix=executor.description)  # fmt: skip
+    queue = iter(chunks)
+    running: dict[Future, Chunk] = {}
+    ran = 0
+
+    def store_finished(futures) -> None:
+        nonlocal ran
+        for future in [f for f in running if f in futures]:  # submission order
+            chunk = running.pop(future)
+            store.add(chunk, future.result())
+            ran += chunk.size
+            bar.update(chunk.size)
+
+    try:
+        while True:
+            while len(running) < executor.workers * IN_FLIGHT_PER_WORKER:
+                chunk = next(queue, None)
+                if chunk is None:
+                    break
+                point = experiment.points[chunk.point]
+                future = executor.submit(run_chunk, point.scenario, chunk, seed,
+                                         experiment.columns(point))  # fmt: skip
+                running[future] = chunk
+            if not running:
+                return ran
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            store_finished(finished)
     except KeyboardInterrupt:
-        status, error = "interrupted", "interrupted by the user"
-    except Exception as exc:  # keep what finished; the error goes in the metadata
-        status, error = "failed", f"{type(exc).__name__}: {exc}"
-        failure = "".join(traceback.format_exception(exc))
-    frames = _concat(collector.kept)
+        executor.stop()
+        _store_what_finished(store_finished, running)
+        raise _Stopped("interrupted", "interrupted by the user", ran) from None
+    except Exception as exc:  # keep what finished; the error goes in the manifest
+        executor.stop()
+        _store_what_finished(store_finished, running)
+        raise _Stopped("failed", f"{type(exc).__name__}: {exc}", ran) from exc
+    finally:
+        bar.close()
+
+
+def _store_what_finished(store_finished, running: dict[Future, Chunk]) -> None:
+    """After a stop: store the chunks that had finished without error, up to the first that
+    failed (the rest were cancelled or lost with their workers)."""
+    succeeded = set()
+    for future in running:
+        if not future.done() or future.cancelled() or future.exception() is not None:
+            break
+        succeeded.add(future)
+    with contextlib.suppress(Exception):  # the stop's own error is the one to report
+        store_finished(succeeded)
+
+
+def run_chunk(
+    scenario: Any, chunk: Chunk, seed: int, columns: list[tuple[str, Any, str]]
+) -> dict[str, pd.DataFrame]:
+    """A chunk's replications of one point (runs in a worker): the kind's tables,
+    concatenated, with the point's values as columns."""
     module = kind_module(scenario)
-    summary = module.summarise(frames["runs"]) if "runs" in frames else pd.DataFrame()
-    paired_metric = getattr(module, "PAIRED_METRIC", None)
-    if paired_metric and "runs" in frames and frames["runs"]["policy"].nunique() > 1:
-        baseline = str(frames["runs"]["policy"].iloc[0])
-        frames["paired"] = paired_comparison(frames["runs"], paired_metric, baseline)
-    tables = ResultTables(frames, collector.files)
-    metadata = {
-        "scenario": scenario.name,
-        "kind": scenario.kind,
+    parts = [
+        module.run_replication(scenario, r, replication_seed(seed, r)) for r in chunk.replications
+    ]
+    return {name: with_point_columns(table, columns) for name, table in _concat(parts).items()}
+
+
+def with_point_columns(table: pd.DataFrame, columns: list[tuple[str, Any, str]]) -> pd.DataFrame:
+    """``table`` with a column per swept path (after ``scenario`` when there is one); paths
+    the kind already writes (``queue_size``) are left as the kind wrote them."""
+    added = [(path, value, dtype) for path, value, dtype in columns if path not in table]
+    if not added:
+        return table
+    position = table.columns.get_loc("scenario") + 1 if "scenario" in table else 0
+    table = table.copy()
+    for offset, (path, value, dtype) in enumerate(added):
+        table.insert(position + offset, path, pd.Series([value] * len(table), dtype=dtype))
+    return table
+
+
+def _finish(experiment: Experiment, store: Any, entry: dict[str, Any], status: str,
+            error: str | None, ran: int, skipped: int) -> ExperimentResult:  # fmt: skip
+    module = kind_module(experiment.scenario)
+    names = store.table_names()
+    runs = store.table("runs") if "runs" in names else pd.DataFrame()
+    summary = summarise_points(module, runs, experiment.axes)
+    derived = derived_tables(module, runs, experiment.axes,
+                             getattr(experiment.scenario, "baseline", None))  # fmt: skip
+    done = store.done()
+    planned = {p.index for p in experiment.points}
+    completed = min((len(done.get(p, ())) for p in planned), default=0)
+    entry.update(finished=now(), status=status, error=error, cells_run=ran)
+    if isinstance(store, FolderStore):
+        manifest = store.manifest
+        requested = max((len(r) for r in _planned(manifest).values()), default=0)
+    else:
+        manifest = new_manifest(experiment, experiment.seed)
+        manifest["history"] = [entry]
+        requested = ran + skipped
+    manifest.update(
+        status=status,
+        error=error,
+        command=entry["command"],
+        replications_requested=requested,
+        replications_completed=completed,
+        tables=sorted({*names, *derived}),
+        rejections=rejection_rows(getattr(module, "REJECTIONS", ()), runs, experiment.axes),
+    )
+    if isinstance(store, FolderStore):
+        summary.to_csv(store.path / "summary.csv", index=False)
+        (store.path / "paired.parquet").unlink(missing_ok=True)
+        for name, table in derived.items():
+            write_atomically(_arrow(table), store.path / f"{name}.parquet")
+        store.write_manifest()
+    return ExperimentResult(ResultTables(store, derived), summary, status, error,
+                            store.path, manifest, ran, skipped)  # fmt: skip
+
+
+def _planned(manifest: dict[str, Any]) -> dict[int, set[int]]:
+    from gridsim.experiments.store import planned_cells
+
+    return planned_cells(manifest)
+
+
+def _arrow(table: pd.DataFrame):
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(table, preserve_index=False)
+
+
+def summarise_points(module: Any, runs: pd.DataFrame, axes: tuple[str, ...]) -> pd.DataFrame:
+    """The kind's summary per point (point columns first, when not already there)."""
+    if runs.empty:
+        return pd.DataFrame()
+    keys = [a for a in axes if a in runs.columns]
+    if not keys:
+        return module.summarise(runs)
+    parts = []
+    for values, part in runs.groupby(keys, sort=False, dropna=False):
+        summary = module.summarise(part)
+        values = values if isinstance(values, tuple) else (values,)
+        for offset, (key, value) in enumerate(zip(keys, values, strict=True)):
+            if key not in summary.columns:
+                summary.insert(offset, key, value)
+        parts.append(summary)
+    return pd.concat(parts, ignore_index=True)
+
+
+def derived_tables(
+    module: Any, runs: pd.DataFrame, axes: tuple[str, ...], baseline: str | None = None
+) -> dict[str, Any]:
+    """``paired``: every policy against the scenario's ``baseline`` (else the first policy)
+    on the kind's ``PAIRED_METRIC``, per point."""
+    metric = getattr(module, "PAIRED_METRIC", None)
+    if not metric or runs.empty or runs["policy"].nunique() < 2:
+        return {}
+    keys = [a for a in axes if a in runs.columns]
+    reference = baseline_policy(baseline, list(dict.fromkeys(runs["policy"])))
+    return {"paired": paired_comparison(runs, metric, str(reference), keys)}
+
+
+def new_manifest(experiment: Experiment, seed: int) -> dict[str, Any]:
+    """What a results folder records about the experiment (history and cells come later)."""
+    return {
+        "store_format": STORE_FORMAT,
+        "scenario": experiment.name,
+        "kind": experiment.kind,
         "seed": seed,
-        "replications_requested": replications,
-        "replications_completed": len(collector.kept),
-        "status": status,
-        "error": error,
+        "scenario_hash": experiment.scenario_hash(),
         "gridsim_version": gridsim.__version__,
         "git_commit": _git_commit(),
-        "command": command or " ".join(sys.argv),
         "python": platform.python_version(),
         "numpy": np.__version__,
-        "scenario_text": scenario_text,
-        "scenario_resolved": scenario.model_dump(mode="json"),
-        "tables": sorted(tables),
+        "axes": list(experiment.axes),
+        "points": [{"point": p.index, **p.values} for p in experiment.points],
+        "scenario_text": experiment.text,
+        "scenario_resolved": experiment.scenario.model_dump(mode="json"),
+        "identity": experiment.identity(),
     }
-    result = ExperimentResult(tables, summary, status, error, out_dir, metadata, failure)
-    if out_dir is not None:
-        write_results(result, out_dir)
-    return result
-
-
-def write_results(result: ExperimentResult, out_dir: Path) -> None:
-    """The in-memory tables as ``<name>.parquet``, the summary as CSV, and ``metadata.json``
-    (streamed tables are already in their files)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name, table in result.tables.frames.items():
-        table.to_parquet(out_dir / f"{name}.parquet", index=False)
-    result.summary.to_csv(out_dir / "summary.csv", index=False)
-    (out_dir / "metadata.json").write_text(json.dumps(result.metadata, indent=2) + "\n")
-
-
-class _Collector:
-    """Gathers the replications' tables as they arrive, in replication order.
-
-    Without a folder everything stays in memory (``kept``). With one, only the ``IN_MEMORY``
-    tables do; the others are batched and appended to ``<name>.parquet``, all tables of a
-    batch or none, so the files always hold the same replications as ``kept``.
-    """
-
-    def __init__(self, out_dir: Path | None) -> None:
-        self.out_dir = out_dir
-        self.kept: list[dict[str, pd.DataFrame]] = []
-        self.files: dict[str, Path] = {}
-        self._pending: list[dict[str, pd.DataFrame]] = []
-        self._pending_rows = 0
-        self._writers: dict[str, pq.ParquetWriter] = {}
-        self._empty: dict[str, pa.Table] = {}  # no rows yet: no schema to fix the file on
-        if out_dir is not None:
-            out_dir.mkdir(parents=True, exist_ok=True)
-
-    def add(self, tables: dict[str, pd.DataFrame]) -> None:
-        if self.out_dir is None:
-            self.kept.append(tables)
-            return
-        self._pending.append(tables)
-        self._pending_rows += sum(len(t) for name, t in tables.items() if name not in IN_MEMORY)
-        if self._pending_rows >= ROW_GROUP_ROWS:
-            self.flush()
-
-    def flush(self) -> None:
-        """Append the pending replications; SchemaDriftError (nothing appended) if a table
-        does not fit its file."""
-        pending, self._pending, self._pending_rows = self._pending, [], 0
-        if not pending:
-            return
-        first, last = len(self.kept), len(self.kept) + len(pending) - 1
-        streamed = _concat([{n: t for n, t in p.items() if n not in IN_MEMORY} for p in pending])
-        batch = {}
-        for name, frame in streamed.items():
-            writer = self._writers.get(name)
-            try:
-                table = pa.Table.from_pandas(frame, preserve_index=False)
-                batch[name] = table if writer is None else _conform(table, writer.schema)
-            except (SchemaDriftError, pa.ArrowException) as exc:
-                raise SchemaDriftError(
-                    f"{name}.parquet: replications {first}-{last} cannot be written: {exc}"
-                ) from exc
-        for name, table in batch.items():
-            if name not in self._writers and table.num_rows == 0:
-                self._empty.setdefault(name, table)
-            else:
-                self._write(name, table)
-        self.kept.extend({n: t for n, t in p.items() if n in IN_MEMORY} for p in pending)
-
-    def close(self) -> None:
-        """Write what is pending and close the files (valid Parquet whatever happened)."""
-        try:
-            self.flush()
-            for name, table in self._empty.items():
-                if name not in self._writers:
-                    self._write(name, table)
-        finally:
-            for writer in self._writers.values():
-                writer.close()
-
-    def _write(self, name: str, table: pa.Table) -> None:
-        if name not in self._writers:
-            self.files[name] = self.out_dir / f"{name}.parquet"
-            self._writers[name] = pq.ParquetWriter(self.files[name], table.schema)
-        self._writers[name].write_table(table)
-
-
-def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
-    """``table`` with the columns and types of a file already written.
-
-    Accepts what ``pd.concat`` of all replications would have unified without changing any
-    value: a missing or all-null column (nulls), integers into a float column, floats with
-    missing values into an integer column (read back as float, as concatenation gives),
-    text of either width. Raises SchemaDriftError otherwise.
-    """
-    new = [name for name in table.column_names if name not in schema.names]
-    if new:
-        raise SchemaDriftError(f"new columns {new}")
-    columns = []
-    for name, target in zip(schema.names, schema.types, strict=True):
-        if name not in table.column_names:
-            columns.append(pa.nulls(len(table), target))
-            continue
-        column = table[name]
-        if not _castable(column, target):
-            raise SchemaDriftError(f"column {name!r} is {target} in the file, {column.type} here")
-        columns.append(column.cast(target))  # safe: ArrowInvalid if a value would change
-    return pa.Table.from_arrays(columns, schema=schema)
-
-
-def _castable(column: pa.ChunkedArray, target: pa.DataType) -> bool:
-    source, types = column.type, pa.types
-    text = (types.is_string(source) or types.is_large_string(source)) and (
-        types.is_string(target) or types.is_large_string(target)
-    )
-    return (
-        source == target
-        or types.is_null(source)
-        or text
-        or (types.is_integer(source) and types.is_floating(target))
-        or (types.is_floating(source) and types.is_integer(target) and column.null_count > 0)
-    )
-
-
-def _map(tasks: list, jobs: int, executor_factory) -> Iterable[dict[str, pd.DataFrame]]:
-    if jobs == 1 or len(tasks) <= 1:
-        yield from map(_one_replication, tasks)
-        return
-    factory = executor_factory or (lambda workers: ProcessPoolExecutor(max_workers=workers))
-    chunk = max(1, min(MAX_CHUNK, len(tasks) // (jobs * 8)))
-    with factory(jobs) as executor:
-        yield from executor.map(_one_replication, tasks, chunksize=chunk)
 
 
 def _concat(collected: list[dict[str, pd.DataFrame]]) -> dict[str, pd.DataFrame]:
@@ -312,6 +411,12 @@ def _concat(collected: list[dict[str, pd.DataFrame]]) -> dict[str, pd.DataFrame]
     }
 
 
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
 def _git_commit() -> str | None:
     try:
         out = subprocess.run(
@@ -321,6 +426,7 @@ def _git_commit() -> str | None:
             text=True,
             timeout=5,
             check=False,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
         )
     except (OSError, subprocess.SubprocessError):
         return None

@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from gridsim.config import Range, Strict
+from gridsim.faults.availability_trace import read_availability_trace
 
 Distribution = Literal["exponential", "weibull"]
 
@@ -91,8 +92,6 @@ class FailuresConfig(Strict):
     @classmethod
     def _readable(cls, value: Path | None) -> Path | None:
         if value is not None:
-            from gridsim.faults.availability_trace import read_availability_trace
-
             read_availability_trace(value)  # one clear error now, not in the middle of a run
         return value
 
@@ -134,6 +133,17 @@ class FaultsConfig(Strict):
     unannounced_local: UnannouncedLocalConfig = UnannouncedLocalConfig()
     failures: FailuresConfig = FailuresConfig()
     consequences: ConsequencesConfig = ConsequencesConfig()
+
+    def check_nodes(self, nodes: int) -> None:
+        """A replayed trace names only nodes the environment has (ValueError otherwise)."""
+        if self.failures.trace is None:
+            return
+        outages = read_availability_trace(self.failures.trace)
+        if outages and max(outages) >= nodes:
+            raise ValueError(
+                f"faults.failures.trace: names node {max(outages)}, but environment.nodes is "
+                f"{nodes} (nodes are numbered from 0)"
+            )
 
     @property
     def enabled(self) -> bool:

@@ -34,8 +34,16 @@ from gridsim.model import Node
 
 #: Draws generated at a time per stream (any size gives the same values).
 BLOCK = 64
-#: Stream keys under the instance's fault seed.
+#: The fault seed's key under the instance's seed, and the stream keys under the fault seed.
+FAULTS = 0
 OVERRUNS, FAILURES, UNANNOUNCED = 0, 1, 2
+
+
+def instance_fault_seed(instance_seed: np.random.SeedSequence) -> np.random.SeedSequence:
+    """The fault seed of an instance: a child of the seed its nodes and jobs are drawn from,
+    so faults change nothing else that instance draws."""
+    key = (*instance_seed.spawn_key, FAULTS)
+    return np.random.SeedSequence(instance_seed.entropy, spawn_key=key)
 
 
 def stream_seed(seed: np.random.SeedSequence, stream: int, node: int) -> np.random.SeedSequence:
@@ -185,10 +193,7 @@ def draw_faults(
     busy = [sorted(intervals) for intervals in busy]
     traced = None
     if config.failures.trace is not None:
+        config.check_nodes(len(nodes))
         traced = read_availability_trace(config.failures.trace)
-        if traced and max(traced) >= len(nodes):
-            raise ValueError(
-                f"faults.failures.trace names node {max(traced)}, but there are {len(nodes)}"
-            )
     extra = local_overruns(config, busy, seed)
     return InstanceFaults(config, tuple(nodes), extra, seed, listed_outages=traced)

@@ -31,8 +31,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
+import numpy as np
+
 from gridsim.model import Node, Request, Window
 from gridsim.profile import Profile
+from gridsim.scheduling.earlier_windows import may_move_earlier
 
 #: Times closer than this are equal (float dust from repeated additions).
 TIME_TOLERANCE = 1e-9
@@ -113,6 +116,7 @@ class ReservationPlanner:
         self.nodes = tuple(nodes)
         self.busy = [sorted(intervals) for intervals in busy]
         self.profile = Profile(self.nodes, self.busy, horizon_start, math.inf)
+        self._performance = np.array([node.performance for node in self.nodes], dtype=float)
         self.criterion = criterion
         self.key = priority_key(priority)
         self.jobs: dict[int, Job] = {}
@@ -121,6 +125,10 @@ class ReservationPlanner:
         self.busy_until: dict[int, float] = {}
         self.first_promised: dict[int, float] = {}
         self.delays: dict[int, float] = {}
+
+    def _advance(self, now: float) -> None:
+        """Events come in time order: the profile forgets what ended before ``now``."""
+        self.profile.forget_before(now)
 
     def start(self, job_id: int) -> Window:
         """The job's reservation begins: it leaves the queue."""
@@ -131,13 +139,26 @@ class ReservationPlanner:
 
     def _end_running(self, job_id: int, now: float) -> bool:
         """The job ended at ``now``: give back the unused rest of its window; True if any."""
+        self._advance(now)
         window = self.running.pop(job_id)
         planned_end = self.busy_until.pop(job_id)
         if now >= planned_end - TIME_TOLERANCE:
             return False
-        for node_id in window.nodes:
-            self.profile.release(node_id, now, planned_end)
+        self.profile.release_updating_table((node_id, now, planned_end) for node_id in window.nodes)
         return True
+
+    def _may_move_earlier(self, job: Job, old: Window, lo: float) -> bool:
+        """False if no window for ``job`` from ``lo`` on can be earlier than its reserved
+        ``old`` (:func:`~gridsim.scheduling.earlier_windows.may_move_earlier`)."""
+        return may_move_earlier(
+            self.profile.slot_table(),
+            self._performance,
+            job.n,
+            job.min_performance,
+            max(job.arrival, lo),
+            old,
+            TIME_TOLERANCE,
+        )
 
     def _overrun_end(self, job_id: int, end: float) -> float:
         """The end an overrunning job may run to: ``end``, or where local load begins."""
@@ -170,6 +191,7 @@ class ConservativeBackfilling(ReservationPlanner):
         Returns:
             The new reservations by job id, and the jobs no window fits (rejected).
         """
+        self._advance(now)
         planned: dict[int, Window] = {}
         rejected: list[Job] = []
         for job in sorted(jobs, key=self.key):
@@ -201,6 +223,7 @@ class ConservativeBackfilling(ReservationPlanner):
             The end the job may run to (earlier than ``end`` if it would run into local
             load) and the queued jobs whose reservation was moved, by job id.
         """
+        self._advance(now)
         window = self.running[job_id]
         planned_end = self.busy_until[job_id]
         end = self._overrun_end(job_id, end)
@@ -235,6 +258,8 @@ class ConservativeBackfilling(ReservationPlanner):
         moved = {}
         for job_id in sorted(self.reservations, key=lambda i: self.key(self.jobs[i])):
             old = self.reservations[job_id]
+            if not self._may_move_earlier(self.jobs[job_id], old, now):
+                continue  # the search could only give a window that is not earlier
             self.profile.release_window(old)
             new = self.criterion.search(self.profile, self.jobs[job_id].request(now))
             if new is not None and earlier(new, old):

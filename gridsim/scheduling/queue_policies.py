@@ -49,7 +49,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator
 
-from gridsim.model import Node, Window
+from gridsim.model import Node, Request, Window
 from gridsim.plugins import GROUPS, PluginLoadError, check_contract, find_class, installed
 from gridsim.scheduling.backfilling import (
     TIME_TOLERANCE,
@@ -59,6 +59,7 @@ from gridsim.scheduling.backfilling import (
     ReservationPlanner,
     earlier,
 )
+from gridsim.scheduling.earlier_windows import may_start_at
 from gridsim.scheduling.guard import GuardedScheduler
 from gridsim.selection.guard import GuardedCriterion
 
@@ -74,6 +75,16 @@ class _QueuePlanner(ReservationPlanner):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._eligible: dict[float, list[Node]] = {}
+        self._volumes: dict[int, float] = {}
+
+    def _search(self, job: Job, request: Request) -> Window | None:
+        """The criterion's window for ``job``; notes the volume the criterion searched with
+        (runtime times the slowest node's performance: BFshort shortens the job's own)."""
+        window = self.criterion.search(self.profile, request)
+        if window is not None:
+            slowest = min(self.nodes[i].performance for i in window.nodes)
+            self._volumes[job.id] = window.runtime * slowest
+        return window
 
     def _release_queue(self) -> dict[int, Window]:
         """Take every queued window out of the profile; returns them (the old plan)."""
@@ -96,38 +107,13 @@ class _QueuePlanner(ReservationPlanner):
         if floor > request.earliest_start:
             request = replace(request, earliest_start=floor)
         if old is None or old.start < floor - TIME_TOLERANCE or not self._is_free(old):
-            return self.criterion.search(self.profile, request)
-        if old.start <= now + TIME_TOLERANCE or self._unbeatable(old, request.earliest_start, job):
-            return old  # the search could only confirm it, or the job is starting
-        new = self.criterion.search(self.profile, request)
+            return self._search(job, request)
+        if old.start <= now + TIME_TOLERANCE:
+            return old  # the job is starting
+        if not self._may_move_earlier(job, old, request.earliest_start):
+            return old  # the search could only confirm it
+        new = self._search(job, request)
         return new if new is not None and earlier(new, old) else old
-
-    def _unbeatable(self, old: Window, lo: float, job: Job) -> bool:
-        """No window for ``job`` from ``lo`` on can be earlier than ``old``: none can start
-        before it (no instant of ``[lo, old.start)`` has ``n`` eligible nodes free), and none
-        starting with it can be shorter (its slowest node is as fast as any eligible node).
-        """
-        eligible = self._eligible_nodes(job.min_performance)
-        if min(self.nodes[i].performance for i in old.nodes) < eligible[0].performance:
-            return False
-        hi = old.start - TIME_TOLERANCE
-        if hi <= lo:
-            return True
-        changes: list[tuple[float, int]] = []  # free count +1 / -1 at each time in [lo, hi)
-        for node in eligible:
-            for a, b in self.profile.free_intervals(node.id):
-                if a < hi and b > lo:
-                    changes.append((max(a, lo), 1))
-                    if b < hi:
-                        changes.append((b, -1))
-        if len(changes) < job.n:
-            return True
-        free = 0
-        for _, change in sorted(changes):  # ends (-1) before starts (+1) at one time
-            free += change
-            if free >= job.n:
-                return False
-        return True
 
     def _eligible_nodes(self, min_performance: float) -> list[Node]:
         """Nodes at least ``min_performance`` fast, fastest first (cached)."""
@@ -140,7 +126,7 @@ class _QueuePlanner(ReservationPlanner):
         """Some window fits the job (with no budget: it has enough eligible nodes)."""
         if math.isinf(job.budget):
             return len(self._eligible_nodes(job.min_performance)) >= job.n
-        return self.criterion.search(self.profile, job.request(now)) is not None
+        return self._search(job, job.request(now)) is not None
 
     def _hold(self, job_id: int, window: Window, old: Window | None) -> None:
         """Reserve ``window`` for the job and record it."""
@@ -165,6 +151,7 @@ class _QueuePlanner(ReservationPlanner):
 
     def overrun(self, job_id: int, now: float, end: float) -> tuple[float, Changes]:
         """The job keeps its nodes until ``end`` (or local load); the queue is planned again."""
+        self._advance(now)
         planned_end = self.busy_until[job_id]
         end = self._overrun_end(job_id, end)
         old = self._release_queue()
@@ -189,6 +176,7 @@ class FcfsReservations(_QueuePlanner):
 
     def submit(self, jobs: Iterable[Job], now: float) -> tuple[Changes, list[Job]]:
         """Plan newly arrived jobs after the queue (or re-plan it if one overtakes it)."""
+        self._advance(now)
         new = sorted(jobs, key=self.key)
         last = max(self.reservations, key=lambda i: self.key(self.jobs[i]), default=None)
         if new and last is not None and self.key(new[0]) < self.key(self.jobs[last]):
@@ -255,6 +243,7 @@ class EasyBackfilling(_QueuePlanner):
 
     def submit(self, jobs: Iterable[Job], now: float) -> tuple[Changes, list[Job]]:
         """Queue the new jobs (rejecting those no window fits) and walk the queue."""
+        self._advance(now)
         rejected = []
         for job in jobs:
             if not self._feasible(job, now):
@@ -283,6 +272,8 @@ class EasyBackfilling(_QueuePlanner):
             previous = old.get(job.id)
             if self.head is not None and _count_eligible(self.nodes, free_now, job) < job.n:
                 continue  # no window can start now: skip the searches
+            if self.head is not None and previous is None and not self._may_start_now(job, now):
+                continue  # neither search could give a window starting now
             window = self._choose(job, now, previous)
             if window is None:  # cannot happen with an infinite horizon: it fitted before
                 raise RuntimeError(f"job {job.id} has no window although it fitted before")
@@ -309,7 +300,7 @@ class EasyBackfilling(_QueuePlanner):
         head = self.jobs[self.head]
         head_window = self.reservations[head.id]
         self.profile.release_window(head_window)
-        window = self.criterion.search(self.profile, job.request(now))
+        window = self._search(job, job.request(now))
         if window is not None and window.start <= now + TIME_TOLERANCE:
             self.profile.reserve(window)
             moved = self._choose(head, now, head_window)
@@ -324,6 +315,20 @@ class EasyBackfilling(_QueuePlanner):
             self.profile.release_window(window)
         self.profile.reserve(head_window)
         return None
+
+    def _may_start_now(self, job: Job, now: float) -> bool:
+        """False if no window for ``job`` can start now, even without the head's reservation
+        (:func:`~gridsim.scheduling.earlier_windows.may_start_at`); True until a search has
+        shown the volume the criterion searches the job with."""
+        volume = self._volumes.get(job.id)
+        if volume is None:
+            return True
+        assert self.head is not None
+        table = self.profile.slot_table()
+        head = self.reservations[self.head]
+        return may_start_at(
+            table, job.n, volume, job.min_performance, now, TIME_TOLERANCE, released=head
+        )
 
     def _free_at(self, now: float) -> set[int]:
         """Nodes free at the instant ``now`` (a window starting now can only use these)."""

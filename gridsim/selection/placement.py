@@ -82,17 +82,56 @@ def _slot_order(step: _Step, equal_starts: str) -> np.ndarray:
 
 def _first_in_slot_order_unlimited(step: _Step, count: int, value) -> object:
     """``choose_in_slot_order`` without a budget: every row with enough members is affordable,
-    so only the best row's members are looked up."""
-    member = step.member
-    complete = member.sum(axis=1) >= count
-    if not complete.any():
+    so only the best row's members are looked up.
+
+    ``value`` never grows with the start at a fixed runtime (an earliest start or finish), so
+    a sigma's best row is its first row with enough members: later rows of the same sigma
+    start no earlier, so they have no better value and lose the ties (start, then row order).
+    Rows are therefore tested in blocks from each sigma's first step, and a sigma drops out
+    at its first complete row: the membership matrix of a busy profile's hundreds of rows
+    per sigma is never built.
+    """
+    first = _first_complete_rows(step, count)
+    if len(first) == 0:
         return None
-    score = np.where(complete, value(step.start, step.runtime), _NEG)
-    performance = step.slots.performance[step.sigma]
-    row = int(np.lexsort((step.start, -performance, -score))[0])
-    members = np.flatnonzero(member[row])
-    first = np.sort(step.columns[members])[:count]
-    return step.choice(row, float(score[row]), 0.0, first)
+    score = value(step.start[first], step.runtime[first])
+    performance = step.slots.performance[step.sigma[first]]
+    row = int(first[np.lexsort((step.start[first], -performance, -score))[0]])
+    members = np.flatnonzero(step.member_block(np.array([row]), slice(None))[0])
+    chosen = np.sort(step.columns[members])[:count]
+    best = int(np.flatnonzero(first == row)[0])
+    return step.choice(row, float(score[best]), 0.0, chosen)
+
+
+#: Rows per sigma in the first block of ``_first_complete_rows``; each next block is 4x.
+_FIRST_BLOCK = 8
+
+
+def _first_complete_rows(step: _Step, count: int) -> np.ndarray:
+    """Per sigma (rows are grouped by sigma, in step order), its first row with at least
+    ``count`` members, in row order; sigmas with none are left out."""
+    change = np.flatnonzero(step.sigma[1:] != step.sigma[:-1]) + 1
+    begin = np.concatenate(([0], change))
+    end = np.concatenate((change, [len(step.sigma)]))
+    found = np.full(len(begin), -1, dtype=np.int64)
+    active = np.arange(len(begin))
+    offset, width = 0, _FIRST_BLOCK
+    while len(active):
+        lo = begin[active] + offset
+        size = np.clip(end[active] - lo, 0, width)
+        rows = np.repeat(lo - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
+        complete = step.member_block(rows, slice(None)).sum(axis=1) >= count
+        owner = np.repeat(np.arange(len(active)), size)
+        hit = np.flatnonzero(complete)
+        # The first complete row of each group: hits are in row order within a group.
+        groups, first_hit = np.unique(owner[hit], return_index=True)
+        found[active[groups]] = rows[hit[first_hit]]
+        still = np.ones(len(active), dtype=bool)
+        still[groups] = False
+        still &= lo + size < end[active]
+        active = active[still]
+        offset, width = offset + width, 4 * width
+    return found[found >= 0]
 
 
 class InSlotOrder:

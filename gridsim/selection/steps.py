@@ -46,23 +46,33 @@ class _Choice:
     others: tuple[int, ...]
 
 
-def _steps(slots: Candidates, sigmas: np.ndarray, runtime: np.ndarray, request: Request):
+def _steps(
+    slots: Candidates,
+    sigmas: np.ndarray,
+    runtime: np.ndarray,
+    request: Request,
+    first_step: np.ndarray | None = None,
+):
     """All steps of a batch of sigmas as the rows of one :class:`_Step`.
 
     A step of sigma is a group slot (performance >= sigma's, long enough for the task from its
     own start, rule 3(c)ii) that starts while sigma can still hold the task; its candidates
     are the group slots seen so far (index <= the step's) that still hold the task from the
-    step's start (rule 3(c)v.B), sigma excluded.
+    step's start (rule 3(c)v.B), sigma excluded. ``first_step`` (per slot, for sigmas) leaves
+    out the steps before it, which cannot have enough candidates
+    (:func:`~gridsim.selection.earliest.first_steps`).
     """
     task = runtime[sigmas]
     last = np.searchsorted(slots.start, slots.end[sigmas] - task, side="right")
-    counts = np.maximum(last - sigmas, 0)
+    first = sigmas if first_step is None else np.maximum(sigmas, first_step[sigmas])
+    counts = np.maximum(last - first, 0)
     total = int(counts.sum())
     if total == 0:
         return None
     row_sigma = np.repeat(sigmas, counts)
     row_runtime = np.repeat(task, counts)
-    row_step = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts) + row_sigma
+    row_step = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+    row_step += np.repeat(first, counts)
     perf = slots.performance
     keep = (perf[row_step] >= perf[row_sigma]) & (
         slots.end[row_step] - slots.start[row_step] >= row_runtime * (1 - 1e-12)
@@ -270,9 +280,11 @@ class CheapestRows:
         runtime: np.ndarray,
         request: Request,
         row_values: RowValues,
+        first_step: np.ndarray | None = None,
     ) -> None:
         self.slots, self.sigmas, self.runtime = slots, sigmas, runtime
         self.request, self.row_values = request, row_values
+        self.first_step = first_step
         self.first_row = np.zeros(1, dtype=np.int64)  # per visited sigma, then the end
         self.rows: dict[str, np.ndarray] = {}
 
@@ -306,7 +318,7 @@ class CheapestRows:
         """Evaluate the steps of ``sigmas[begin:end]`` and append them to the rows."""
         end = min(end, len(self.sigmas))
         sigmas = self.sigmas[begin:end]
-        step = _steps(self.slots, sigmas, self.runtime, self.request)
+        step = _steps(self.slots, sigmas, self.runtime, self.request, self.first_step)
         count = self.request.n - 1
         if step is None:
             self.first_row = np.concatenate(

@@ -49,6 +49,7 @@ import numpy as np
 
 from gridsim.model import Request, Slot, Window
 from gridsim.profile import SlotTable
+from gridsim.selection.earliest import first_steps
 from gridsim.selection.members import MemberSets
 from gridsim.selection.steps import CheapestRows, _Choice, _steps
 
@@ -108,9 +109,10 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
     joinable = Joinable.of(slots, sigmas, runtime[sigmas], request)
     bounds = criterion.sigma_bounds(slots, sigmas, runtime[sigmas], request, joinable)
     # Visit the most promising sigma first: bound, then faster group, then earlier start;
-    # sigmas that cannot form an affordable window are dropped.
+    # sigmas that cannot form an affordable window (bound -inf) are dropped; a bound of +inf
+    # (a distance criterion in a slot open to the right) is kept.
     order = np.lexsort((slots.start[sigmas], -slots.performance[sigmas], -bounds))
-    order = order[np.isfinite(bounds[order])]
+    order = order[bounds[order] > -np.inf]
     sigmas, bounds = sigmas[order], bounds[order]
 
     def reach(best: _Choice | None, begin: int, end: int) -> int:
@@ -128,15 +130,17 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
         )
         return end if hopeful.all() else begin + int(np.argmin(hopeful))
 
+    first_step = first_steps(slots, sigmas, runtime, request.n)
+
     if criterion.takes_cheapest:
-        ahead = CheapestRows(slots, sigmas, runtime, request, criterion.row_values)
+        ahead = CheapestRows(slots, sigmas, runtime, request, criterion.row_values, first_step)
 
         def choose(chunk: slice, best: _Choice | None) -> _Choice | None:
             return ahead.best(chunk, lambda begin, end: reach(best, begin, end))
     else:
 
         def choose(chunk: slice, best: _Choice | None) -> _Choice | None:
-            steps = _steps(slots, sigmas[chunk], runtime, request)
+            steps = _steps(slots, sigmas[chunk], runtime, request, first_step)
             return None if steps is None else criterion.choose(steps, request.n - 1, best)
 
     best: _Choice | None = None

@@ -179,7 +179,10 @@ class Engine:
         actual_end = window.start + window.runtime * job.runtime_factor
         self.trace.started(job, window, self.scheduler.first_promised[job_id])
         if actual_end <= window.finish + TIME_TOLERANCE:
-            self._at(actual_end, COMPLETION, self._on_complete, (job_id, attempt, actual_end, None))
+            # An end a few ulps past the window (a runtime factor of 1 + 1e-16) is float dust:
+            # it ends with the window, before a reservation that starts there.
+            end = min(actual_end, window.finish)
+            self._at(end, COMPLETION, self._on_complete, (job_id, attempt, end, None))
         else:
             self._at(window.finish, COMPLETION, self._on_overrun, (job_id, attempt, actual_end))
 

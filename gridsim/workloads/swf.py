@@ -18,6 +18,7 @@ import gzip
 import io
 import re
 import warnings
+import zlib
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -76,13 +77,18 @@ _MALFORMED_KEPT = 10  # how many malformed lines the report lists
 
 
 class SwfFormatError(ValueError):
-    """A line of an SWF file that cannot be read; the message names the file and line."""
+    """An SWF file that cannot be read; the message names the file and the line (None: the
+    file as a whole, e.g. a truncated gzip stream)."""
 
-    def __init__(self, source: str, line_number: int, problem: str):
-        super().__init__(f"{source}, line {line_number}: {problem}")
+    def __init__(self, source: str, line_number: int | None, problem: str):
+        where = source if line_number is None else f"{source}, line {line_number}"
+        super().__init__(f"{where}: {problem}")
         self.source = source
         self.line_number = line_number
         self.problem = problem
+
+    def __reduce__(self):  # rebuilt from its three fields when sent back from a worker
+        return (type(self), (self.source, self.line_number, self.problem))
 
 
 class SwfMapping(BaseModel):
@@ -281,7 +287,10 @@ def read_swf(path: str | Path, mapping: SwfMapping | None = None) -> SwfLog:
     malformed: list[tuple[int, str]] = []
     if values is None:
         values, malformed = _parse_line_by_line(text, source, mapping.on_malformed)
-    machine = mapping.machine_processors or header.machine_processors
+    try:
+        machine = mapping.machine_processors or header.machine_processors
+    except ValueError as error:  # a header entry that should be a number
+        raise SwfFormatError(source, None, str(error)) from None
     jobs, dropped, repaired = _map_jobs(values, mapping, machine)
     report = SwfReadReport(
         source=source,
@@ -301,7 +310,10 @@ def read_swf(path: str | Path, mapping: SwfMapping | None = None) -> SwfLog:
 def _read_text(path: Path) -> str:
     raw = path.read_bytes()
     if raw[:2] == _GZIP_MAGIC:
-        raw = gzip.decompress(raw)
+        try:
+            raw = gzip.decompress(raw)
+        except (EOFError, OSError, zlib.error) as error:
+            raise SwfFormatError(str(path), None, f"damaged gzip file ({error})") from None
     return raw.decode("utf-8", errors="replace")
 
 

@@ -7,6 +7,8 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
+from random_flows import instances
 
 from gridsim.model import Node
 from gridsim.scheduling.backfilling import Job
@@ -16,34 +18,10 @@ from gridsim.sim.engine import Instance, simulate
 TOL = 1e-6
 
 
-@st.composite
-def instances(draw, deviations: bool, early_only: bool = False):
-    n_nodes = draw(st.integers(2, 6))
-    perf = draw(st.lists(st.floats(1, 8), min_size=n_nodes, max_size=n_nodes))
-    nodes = tuple(Node(i, p, p / 10) for i, p in enumerate(perf))
-    busy = []
-    for _ in range(n_nodes):
-        start = draw(st.floats(0, 30))
-        length = draw(st.floats(0, 10))
-        busy.append(((start, start + length),) if length > 0.5 else ())
-    n_jobs = draw(st.integers(1, 8))
-    static = draw(st.booleans())
-    low, high = (0.5, 1.0) if early_only else (0.5, 1.6)
-    jobs = tuple(
-        Job(
-            i,
-            0.0 if static else draw(st.floats(0, 40)),
-            draw(st.integers(1, n_nodes)),
-            draw(st.floats(1, 60)),
-            runtime_factor=draw(st.floats(low, high)) if deviations else 1.0,
-        )
-        for i in range(n_jobs)
-    )
-    return Instance(nodes, tuple(busy), jobs)
-
-
 POLICIES = st.sampled_from(["BFstart", "BFfinish", "BFshort", "PAST", "CoP"])
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def check_common(instance, trace):
@@ -117,3 +95,16 @@ def test_windows_fit_their_slots_to_the_last_bit(seed):
     instance = Instance(nodes, tuple(((50.0 * i, 50.0 * i + 30.0),) for i in range(8)), jobs)
     jobs = check_common(instance, simulate(instance, build_criterion("BFshort")))
     assert set(jobs["final_state"]) <= {"finished", "killed"}
+
+
+def test_an_end_an_ulp_past_the_window_frees_the_node_for_the_reservation_after_it():
+    """A runtime factor of 1 + 1e-16 ends within float dust of the window: it must not hold
+    the node when the next job's reservation starts there (found by the FCFS property test)."""
+    nodes = tuple(Node(i, 1.0, 0.1) for i in range(4))
+    late = 1.0000000000000002
+    jobs = (Job(0, 0.0, 1, 1.0), Job(1, 0.0, 1, 1.0), Job(2, 0.0, 1, 1.0, runtime_factor=late),
+            Job(3, 0.0, 4, 1.0))  # fmt: skip
+    for scheduler in ("fcfs", "conservative", "easy"):
+        trace = simulate(Instance(nodes, ((),) * 4, jobs), build_criterion("BFstart"),
+                         scheduler=scheduler)  # fmt: skip
+        assert [job["finish"] for job in trace.job_records()] == [1.0, 1.0, 1.0, 2.0]

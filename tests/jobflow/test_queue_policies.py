@@ -3,6 +3,7 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 from test_invariants import POLICIES, SETTINGS, TOL, check_common, instances
 
 from gridsim.model import Node
@@ -12,7 +13,7 @@ from gridsim.selection.criteria import build_criterion
 from gridsim.sim.engine import Engine, Instance, simulate
 
 SCHEDULERS = st.sampled_from(["fcfs", "easy"])
-FEWER = settings(SETTINGS, max_examples=40)
+FEWER = settings(SETTINGS, max_examples=examples(40))
 
 
 @FEWER

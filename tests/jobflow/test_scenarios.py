@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 
 from gridsim.analysis.jobflow_stats import relative_advantage
 from gridsim.analysis.plots import plot_gantt as gantt
-from gridsim.analysis.results import select_run
+from gridsim.analysis.results import load_table, select_run
 from gridsim.cli import main
 from gridsim.config import ScenarioError
 from gridsim.experiments.jobflow import run_replication
@@ -86,7 +86,7 @@ def test_run_then_gantt_from_the_command_line(tmp_path):
     scenario, text = small(SCENARIOS[1], sizes=(7,))
     run_experiment(scenario, text, replications=1, jobs=1, out_dir=tmp_path / "r",
                    progress=False)  # fmt: skip
-    tasks = pd.read_parquet(tmp_path / "r" / "tasks.parquet")
+    tasks = load_table(tmp_path / "r", "tasks")
     figure = gantt(select_run(tasks, "CoP", 0, 7))
     assert isinstance(figure, Figure)
     result = CliRunner().invoke(

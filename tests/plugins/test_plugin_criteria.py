@@ -15,6 +15,7 @@ import yaml
 from click.testing import CliRunner
 from temporary_dist import install_entry_points
 
+from gridsim.analysis.results import load_results
 from gridsim.cli import main
 from gridsim.config import ScenarioError
 from gridsim.experiments.kinds import load_scenario
@@ -179,7 +180,7 @@ def test_a_single_file_plugin_in_the_working_directory_runs_from_the_command(tmp
         cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert completed.returncode == 0, completed.stderr
-    runs = pd.read_parquet(tmp_path / "out" / "runs.parquet")
+    runs = load_results(tmp_path / "out").runs
     assert sorted(runs.policy.unique()) == ["BFstart", "LatestStart"]
 
 
@@ -263,6 +264,6 @@ def test_a_run_stopped_by_a_plugin_is_one_line_and_exit_code_two(tmp_path):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith(
-        "gridsim: error: run failed: PluginError: policy plugin_samples:AlwaysNodeZero returned "
-        "an infeasible window"
+        "gridsim: error: policy plugin_samples:AlwaysNodeZero returned an infeasible window"
     )
+    assert "the run stopped; 0 replications finished" in lines[0]

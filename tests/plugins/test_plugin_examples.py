@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 from temporary_dist import install_entry_points
 
+from gridsim.analysis.results import load_results
 from gridsim.cli import main
 from gridsim.experiments.kinds import load_scenario
 from gridsim.experiments.runner import run_experiment
@@ -55,7 +56,7 @@ def test_the_single_file_example_runs_from_its_folder_next_to_the_built_ins(tmp_
     )  # fmt: skip
     assert completed.returncode == 0, completed.stderr
     assert "WeightedFinish(runtime_weight=0.5)" in completed.stdout
-    jobs = pd.read_parquet(tmp_path / "out" / "jobs.parquet")
+    jobs = load_results(tmp_path / "out").jobs
     assert set(jobs.policy) == {
         "BFfinish", "BFstart", "CoP", "WeightedFinish", "WeightedFinish(runtime_weight=0.5)"
     }  # fmt: skip

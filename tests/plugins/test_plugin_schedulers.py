@@ -173,8 +173,7 @@ def test_a_run_stopped_by_a_scheduler_plugin_is_one_line_and_exit_code_two(tmp_p
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith(
-        "gridsim: error: run failed: PluginError: scheduler plugin_samples:StackedOnFirstNodes "
-        "gave job"
+        "gridsim: error: scheduler plugin_samples:StackedOnFirstNodes gave job"
     )
 
 
@@ -189,7 +188,10 @@ def test_debug_prints_the_plugin_traceback_from_the_worker(tmp_path):
     assert "Traceback" not in quiet.stderr
     assert "Traceback" in debug.stderr
     assert 'in finish\n    raise KeyError(f"lost track of job {job_id}")' in debug.stderr
-    assert debug.stderr.strip().splitlines()[-1] == quiet.stderr.strip()
+    # Which replication fails first differs between runs on two workers: compare the form.
+    for stderr in (quiet.stderr, debug.stderr.strip().splitlines()[-1]):
+        assert stderr.startswith("gridsim: error: ") and "lost track of job" in stderr
+    assert len(quiet.stderr.strip().splitlines()) == 1
 
 
 def test_validate_names_the_plugin_scheduler(tmp_path):

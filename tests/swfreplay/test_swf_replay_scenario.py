@@ -4,12 +4,12 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
 
 from gridsim.analysis.jobflow_metrics import jobflow_summary
+from gridsim.analysis.results import load_table
 from gridsim.cli import main
 from gridsim.config import ScenarioError
 from gridsim.experiments import swf_replay
@@ -135,10 +135,10 @@ def test_gridsim_run_replays_the_log_given_by_log(tmp_path):
     metadata = json.loads((out / "metadata.json").read_text())
     assert metadata["scenario_resolved"]["workload"]["path"] == str(KTH_300)
     assert metadata["scenario_text"].startswith("# workload.path set by --log")
-    assert sorted(p.name for p in out.iterdir()) == [
-        "jobs.parquet", "metadata.json", "runs.parquet", "summary.csv", "users.parquet",
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
+        "jobs", "metadata.json", "runs", "summary.csv", "users",
     ]  # fmt: skip
-    jobs = pd.read_parquet(out / "jobs.parquet")
+    jobs = load_table(out, "jobs")
     assert jobs.job_id.nunique() == 100
 
 

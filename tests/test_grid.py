@@ -1,0 +1,171 @@
+"""Parameter grids: sweep: and zip: expand into validated points whose values are columns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from gridsim.cli import main
+from gridsim.config import ScenarioError
+from gridsim.experiments.grid import load_experiment
+from gridsim.experiments.kinds import load_scenario
+from gridsim.experiments.runner import run_experiment
+
+ROOT = Path(__file__).resolve().parents[1]
+
+BASE = """\
+name: grid
+kind: window_search
+seed: 3
+replications: 2
+environment:
+  nodes: 10
+  horizon: 300
+  local_load: {max_utilisation: 0.2, tasks_per_node: [1, 3]}
+request: {n: 3, volume: 200, budget: 300}
+policies: [FirstFit, MinCost]
+"""
+
+
+JOBFLOW = """\
+name: flow
+kind: jobflow
+seed: 5
+replications: 2
+environment: {nodes: 6}
+jobs: {n: [1, 3], volume: {low: 20, high: 60}}
+queue_sizes: [4]
+policies: [BFstart, BFfinish]
+"""
+
+
+def experiment(grid: str):
+    return load_experiment(BASE + grid)
+
+
+def test_a_sweep_is_the_cartesian_product_first_axis_slowest():
+    grid = experiment("sweep:\n  request.n: [2, 3]\n  environment.nodes: [8, 10, 12]\n")
+    assert grid.axes == ("request.n", "environment.nodes")
+    assert [p.values for p in grid.points] == [
+        {"request.n": n, "environment.nodes": m} for n in (2, 3) for m in (8, 10, 12)
+    ]
+    assert [p.scenario.request.n for p in grid.points] == [2, 2, 2, 3, 3, 3]
+    assert [p.scenario.environment.nodes for p in grid.points][:3] == [8, 10, 12]
+    # the other fields of a section set by a path keep the file's values
+    assert {p.scenario.environment.horizon for p in grid.points} == {300}
+
+
+def test_zip_lists_vary_together_and_repeated_nulls_are_accepted():
+    grid = load_experiment(
+        JOBFLOW + "sweep:\n  jobs.n: [[1, 2], [1, 3]]\n"
+        "zip:\n  arrivals.model: [static, uniform, static]\n  arrivals.span: [null, 90, null]\n"
+        "  jobs.budget: [1000, 1000, 2000]\n"
+    )
+    assert len(grid.points) == 6
+    assert grid.points[1].values == {"jobs.n": [1, 2], "arrivals.model": "uniform",
+                                     "arrivals.span": 90, "jobs.budget": 1000}  # fmt: skip
+    assert grid.points[2].scenario.jobs.budget == 2000
+    assert grid.points[3].scenario.jobs.n == (1, 3)
+    assert grid.points[0].scenario.arrivals.span is None
+
+
+def test_zip_lists_of_different_lengths_are_refused():
+    with pytest.raises(ScenarioError, match=r"zip: lists must have equal lengths \(request.n "
+                                            r"has 2, request.volume has 3\)"):  # fmt: skip
+        experiment("zip:\n  request.n: [2, 3]\n  request.volume: [1, 2, 3]\n")
+
+
+def test_a_bad_point_is_named_by_its_path_and_value_before_anything_runs():
+    with pytest.raises(ScenarioError, match=r"^sweep point request.n=-1: request.n: "):
+        experiment("sweep:\n  request.n: [2, -1]\n")
+
+
+@pytest.mark.parametrize(
+    ("grid", "message"),
+    [
+        ("sweep:\n  seed: [1, 2]\n", "seed cannot be swept"),
+        ("sweep:\n  request.n: 3\n", "expected a non-empty list"),
+        ("sweep:\n  request.n: [2, 2]\n", "are the same scenario"),
+        ("sweep:\n  request.nn: [2, 3]\n", r"request.nn: unknown field"),
+        ("sweep: [1, 2]\n", "sweep: expected a mapping"),
+        ("sweep:\n  request.n: [2]\nzip:\n  request.n: [3]\n", "request.n is swept twice"),
+    ],
+)
+def test_grid_mistakes_are_one_line_naming_the_path(grid, message):
+    with pytest.raises(ScenarioError, match=message):
+        experiment(grid)
+
+
+def test_queue_sizes_are_a_grid_axis_like_sweep_queue_size():
+    static = (ROOT / "scenarios/coordinated-placement-static.yaml").read_text()
+    listed = load_experiment(static)
+    swept = load_experiment(
+        static.replace(
+            "queue_sizes: [50, 100, 150, 200]", "sweep:\n  queue_size: [50, 100, 150, 200]"
+        )
+    )
+    assert listed.axes == swept.axes == ("queue_size",)
+    assert [p.scenario.queue_sizes for p in listed.points] == [[50], [100], [150], [200]]
+    assert listed.scenario_hash() == swept.scenario_hash()
+
+
+def test_a_plain_scenario_is_one_point_and_load_scenario_refuses_grids():
+    single = experiment("")
+    assert single.axes == () and len(single.points) == 1
+    with pytest.raises(ScenarioError, match="is a grid"):
+        load_scenario(BASE + "sweep:\n  request.n: [2, 3]\n")
+
+
+def test_point_values_are_columns_of_every_table_with_one_type_per_axis(tmp_path):
+    grid = load_experiment(
+        JOBFLOW + "zip:\n  arrivals.model: [static, uniform, uniform]\n"
+        "  arrivals.span: [null, 50, 80.5]\nsweep:\n  jobs.n: [[1, 2], [2, 3]]\n"
+    )
+    result = run_experiment(grid, jobs=1, progress=False, out_dir=tmp_path)
+    for name in ("runs", "jobs", "tasks"):
+        columns = list(result.tables[name].columns)
+        after = columns.index("scenario") + 1
+        assert columns[after : after + 3] == ["jobs.n", "arrivals.model", "arrivals.span"], name
+    runs = result.tables["runs"]
+    assert runs["arrivals.span"].dtype == "float64"
+    assert runs["arrivals.span"].isna().sum() == 2 * 2 * 2  # points x replications x policies
+    assert set(runs["jobs.n"]) == {"[1,2]", "[2,3]"}  # lists as compact JSON text
+    assert runs.groupby(["jobs.n", "arrivals.span"], dropna=False).ngroups == 6
+    summary = result.summary
+    assert list(summary.columns[:5]) == ["jobs.n", "arrivals.model", "arrivals.span",
+                                         "queue_size", "policy"]  # fmt: skip
+    assert len(summary) == 6 * 2
+
+
+def test_points_share_replication_seeds():
+    grid = experiment("sweep:\n  request.n: [2, 3]\n")
+    runs = run_experiment(grid, jobs=1, progress=False).tables["runs"]
+    # the same environment at both points: a start time found for n=2 and n=3 from one profile
+    assert isinstance(runs, pd.DataFrame) and set(runs["request.n"]) == {2, 3}
+    single = load_experiment(BASE.replace("n: 3,", "n: 2,"))
+    alone = run_experiment(single, jobs=1, progress=False).tables["runs"]
+    at_two = runs[runs["request.n"] == 2].drop(columns=["request.n", "search_time_s"])
+    pd.testing.assert_frame_equal(at_two.reset_index(drop=True),
+                                  alone.drop(columns="search_time_s"))  # fmt: skip
+
+
+def test_validate_prints_the_points_and_the_runs(tmp_path):
+    path = tmp_path / "grid.yaml"
+    path.write_text(BASE + "sweep:\n  request.n: [2, 3]\n  environment.nodes: [8, 10, 12]\n")
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "6 points x 2 replications = 12 runs" in result.output
+    assert "point 5: request.n=3, environment.nodes=12" in result.output
+
+
+def test_run_refuses_a_bad_point_with_one_line_and_exit_two(tmp_path):
+    path = tmp_path / "grid.yaml"
+    path.write_text(BASE + "sweep:\n  environment.nodes: [8, 0]\n")
+    result = CliRunner().invoke(main, ["run", str(path), "-q", "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1
+    assert "sweep point environment.nodes=0: environment.nodes:" in result.stderr
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,127 @@
+"""A run killed or interrupted keeps its finished chunks, leaves no worker behind, and resumes
+into the tables of an uninterrupted run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas.testing as pdt
+import pytest
+
+import gridsim
+from gridsim.experiments.grid import load_experiment
+from gridsim.experiments.runner import run_experiment
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+
+SCENARIO = """\
+name: interrupted
+kind: jobflow
+seed: 8
+replications: 16
+environment: {nodes: 12}
+jobs: {n: [1, 4], volume: {low: 50, high: 400}}
+queue_sizes: [8, 16]
+policies: [BFstart, BFfinish, CoP]
+"""
+GRIDSIM = [sys.executable, "-c", "from gridsim.cli import main; main()"]
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The tables of one uninterrupted run in this process."""
+    folder = tmp_path_factory.mktemp("reference") / "out"
+    run_experiment(load_experiment(SCENARIO), jobs=1, out_dir=folder, progress=False)
+    return without_wall_clock(folder)
+
+
+def without_wall_clock(folder: Path) -> dict:
+    results = gridsim.load_results(folder)
+    return {name: results.table(name).drop(columns="sim_time_s", errors="ignore")
+            for name in ("runs", "jobs", "tasks")}  # fmt: skip
+
+
+def start(tmp_path: Path, out: Path) -> subprocess.Popen:
+    source = tmp_path / "s.yaml"
+    source.write_text(SCENARIO)
+    return subprocess.Popen(
+        [*GRIDSIM, "run", str(source), "-j", "2", "-q", "-o", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+
+
+def wait_for_chunks(process: subprocess.Popen, out: Path, count: int) -> None:
+    deadline = time.monotonic() + 120
+    while len(list(out.glob("runs/point=*/rep-*.parquet"))) < count:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "no chunk finished in time"
+        time.sleep(0.05)
+
+
+def children(pid: int) -> set[int]:
+    found = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        found |= {int(c) for c in (task / "children").read_text().split()}
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def resume(tmp_path: Path, out: Path) -> str:
+    process = start(tmp_path, out)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr
+    return stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+def test_sigkill_loses_only_chunks_in_flight_kills_the_workers_and_resumes(reference, tmp_path):
+    out = tmp_path / "out"
+    process = start(tmp_path, out)
+    wait_for_chunks(process, out, 2)
+    workers = children(process.pid)
+    assert workers, "the run has worker processes"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
+    deadline = time.monotonic() + 5
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in workers if alive(pid)], "a worker outlived its parent"
+    kept = len(list(out.glob("runs/point=*/rep-*.parquet")))
+    assert kept >= 2
+    stderr = resume(tmp_path, out)
+    assert "already done, running the" in stderr
+    for name, table in without_wall_clock(out).items():
+        pdt.assert_frame_equal(table, reference[name])
+
+
+def test_ctrl_c_twice_returns_within_two_seconds_each_time_and_the_run_resumes(reference, tmp_path):
+    out = tmp_path / "out"
+    for already in (1, 0):
+        process = start(tmp_path, out)
+        before = len(list(out.glob("runs/point=*/rep-*.parquet")))
+        wait_for_chunks(process, out, before + 1 + already)
+        interrupted = time.monotonic()
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole group
+        _, stderr = process.communicate(timeout=30)
+        elapsed = time.monotonic() - interrupted
+        assert process.returncode == 130, stderr
+        assert elapsed < 2.0, f"Ctrl-C took {elapsed:.2f} s"
+        assert "interrupted; finished chunks are kept" in stderr
+        assert "Traceback" not in stderr
+    assert "already done, running the" in resume(tmp_path, out)
+    for name, table in without_wall_clock(out).items():
+        pdt.assert_frame_equal(table, reference[name])
+    history = [e["status"] for e in gridsim.load_results(out).metadata[0]["history"]]
+    assert history == ["interrupted", "interrupted", "complete"]
