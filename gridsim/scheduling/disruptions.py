@@ -140,8 +140,7 @@ class DisruptedBackfilling(ConservativeBackfilling):
             for job_id, window in self.reservations.items()
             if overlaps(window, nodes, start, end)
         ]
-        for job_id in colliding:
-            self.profile.release_window(self.reservations[job_id])
+        self._release_windows(self.reservations[job_id] for job_id in colliding)
         # Patching the slot table costs less than building it again at the next search.
         self.profile.occupy_updating_table((node_id, start, end) for node_id in nodes)
         if cause in LOCAL_CAUSES:
@@ -152,8 +151,11 @@ class DisruptedBackfilling(ConservativeBackfilling):
 
     def kill(self, job_id: int, now: float) -> Window:
         """The running job stops at ``now``; the rest of its window goes back to the profile."""
-        window = self.running[job_id]
-        self._end_running(job_id, now)
+        self._advance(now)
+        window = self.running.pop(job_id)
+        planned_end = self.busy_until.pop(job_id)
+        if now < planned_end - TIME_TOLERANCE:
+            self.profile.release_updating_table((i, now, planned_end) for i in window.nodes)
         return window
 
     def resubmit(self, job: Job, now: float) -> dict[int, Window]:
@@ -166,8 +168,7 @@ class DisruptedBackfilling(ConservativeBackfilling):
             return {job.id: window}
         queued = sorted(self.reservations, key=lambda i: self.key(self.jobs[i]))
         old = {job_id: self.reservations.pop(job_id) for job_id in queued}
-        for window in old.values():
-            self.profile.release_window(window)
+        self._release_windows(old.values())
         window = self._search(job, now)
         self.profile.reserve(window)
         self.reservations[job.id] = window
@@ -206,6 +207,12 @@ class DisruptedBackfilling(ConservativeBackfilling):
         return moved
 
     # -- internals -----------------------------------------------------------------------
+
+    def _release_windows(self, windows: Iterable[Window]) -> None:
+        """Give reserved windows back to the profile, patching its slot table."""
+        self.profile.release_updating_table(
+            (node_id, window.start, window.finish) for window in windows for node_id in window.nodes
+        )
 
     def _search(self, job: Job, now: float) -> Window:
         window = self.criterion.search(self.profile, job.request(now))

@@ -26,7 +26,7 @@ environment:
   performance: {low: 2, high: 10}
   horizon: 800
   local_load: {max_utilisation: 0.3}
-jobs: {n: [1, 3], volume: {low: 60, high: 300}}
+jobs: {n: [1, 3], volume: {low: 60, high: 300}, runtime_factor: {low: 1, high: 1}}
 arrivals: {model: poisson, utilisation: 0.6}
 queue_sizes: [10]
 policies: [BFfinish, FirstFit, {name: DEP, max_distance: 20}]
