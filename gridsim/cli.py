@@ -120,6 +120,15 @@ class _Command(click.Command):
         return super().invoke(ctx)
 
 
+def _checked_cluster(address: str | None) -> str | None:
+    """``--cluster`` checked before the results folder is opened."""
+    from gridsim.experiments.executors import check_cluster
+
+    if address is not None:
+        check_cluster(address)
+    return address
+
+
 class _Gridsim(click.Group):
     """The command group: remembers its arguments for the run history, and is the one place
     where a command stopped by an error ends (:func:`gridsim.errors.end_with`)."""
@@ -169,6 +178,7 @@ def main() -> None:
 @click.option(
     "--cluster",
     metavar="local:N|tcp://HOST:PORT",
+    callback=lambda ctx, param, value: _checked_cluster(value),
     help="Run on Dask: a local cluster of N workers, or a scheduler's address.",
 )
 @click.option("--out", "-o", type=click.Path(path_type=Path),
@@ -405,6 +415,9 @@ def gantt(results, policy, replication, queue_size, point, start, end, output) -
     window = None
     if start is not None or end is not None:
         window = (start or 0.0, end if end is not None else float(tasks["end"].max()))
+        if window[1] <= window[0]:
+            raise UserError(f"--from {window[0]:g} --to {window[1]:g}",
+                            "the window shown must end after it starts")  # fmt: skip
     size = f", {queue_size} jobs" if queue_size else ""
     figure = plot_gantt(tasks, title=f"{results.name}: {policy}, replication {replication}{size}",
                         window=window)  # fmt: skip

@@ -106,7 +106,12 @@ def read_yaml(source: str | Path) -> tuple[dict[str, Any], str]:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        context, start = getattr(error, "context", None), getattr(error, "context_mark", None)
+        if context and start and mark and start.line != mark.line:  # where the bad part began
+            problem += f" ({context} at line {start.line + 1})"
         raise ScenarioError(f"malformed YAML{where}: {problem}") from None
+    if document is None:
+        raise ScenarioError("the file is empty; a scenario is a YAML mapping (key: value lines)")
     if not isinstance(document, dict):
         raise ScenarioError("a scenario must be a YAML mapping (key: value lines)")
     return document, text
@@ -172,11 +177,16 @@ def format_validation_error(error: ValidationError, model: type[BaseModel] | Non
     key of ``model`` at that place."""
     errors = sorted(error.errors(), key=lambda e: e["type"] != "extra_forbidden")
     first = errors[0]
-    path = ".".join(str(part) for part in first["loc"]) or "(top level)"
+    path = _path(first["loc"])
     message = first["msg"]
+    if first["type"] in ("model_type", "dict_type", "model_attributes_type"):
+        message = "expected a mapping (key: value lines)"
+    elif first["type"] in ("list_type", "tuple_type"):
+        message = "expected a list ([a, b] or - lines)"
     if first["type"] == "extra_forbidden":
         message = "unknown field (misspelt, or not allowed here)"
-        known = _field_names(model, first["loc"][:-1]) if model else []
+        location = tuple(part for part in first["loc"][:-1] if not _union_member(part))
+        known = _field_names(model, location) if model else []
         close = difflib.get_close_matches(str(first["loc"][-1]), known, n=1)
         message += f"; did you mean {close[0]!r}?" if close else ""
     elif first["type"] == "missing":
@@ -184,17 +194,33 @@ def format_validation_error(error: ValidationError, model: type[BaseModel] | Non
     elif "input" in first and _worth_showing(first["input"], first["type"], message):
         message = f"{message} (got {_as_yaml(first['input'])})"
     message = message.removeprefix("Value error, ")
-    others = [".".join(str(part) for part in e["loc"]) or "(top level)" for e in errors[1:]]
+    others = [other for other in dict.fromkeys(_path(e["loc"]) for e in errors[1:])
+              if other != path]  # fmt: skip
     more = f" (and {len(others)} more: {', '.join(others[:3])}{', ...' * (len(others) > 3)})"
-    return f"{path}: {message}{more if others else ''}"
+    where = "" if not first["loc"] else f"{path}: "  # a whole-scenario check names its fields
+    return f"{where}{message}{more if others else ''}"
+
+
+def _path(location: tuple[Any, ...]) -> str:
+    """A pydantic error location as a YAML path, without the names of union members
+    (``policies.0.str`` is ``policies.0``)."""
+    parts = [str(part) for part in location if not _union_member(part)]
+    return ".".join(parts) or "(top level)"
+
+
+def _union_member(part: Any) -> bool:
+    text = str(part)
+    return "[" in text or text in ("str", "int", "float", "bool", "dict", "list", "tuple")
 
 
 def _worth_showing(given: Any, error_type: str, message: str) -> bool:
-    """Whether to quote the input of an error: a scalar the message does not already name,
+    """Whether to quote the input of an error: a scalar the message does not already quote,
     or a short list or mapping where another type was expected (not a whole section a
     validator already described)."""
+    if isinstance(given, str):
+        return given not in message
     if not isinstance(given, dict | list):
-        return str(given) not in message
+        return True
     return error_type.endswith("_type") and len(repr(given)) <= 60
 
 
@@ -235,6 +261,11 @@ def _read_text(source: str | Path) -> str:
             return path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise ScenarioError(f"scenario file not found: {path}") from None
-        except (OSError, UnicodeDecodeError) as error:
-            raise ScenarioError(f"cannot read {path}: {error}") from None
+        except IsADirectoryError:
+            raise ScenarioError(f"cannot read {path}: it is a folder") from None
+        except UnicodeDecodeError as error:
+            byte = f"byte {error.object[error.start]:#04x} at {error.start}"
+            raise ScenarioError(f"cannot read {path}: not UTF-8 text ({byte})") from None
+        except OSError as error:
+            raise ScenarioError(f"cannot read {path}: {error.strerror or error}") from None
     return str(source)

@@ -46,7 +46,11 @@ def test_a_name_like_no_criterion_is_refused_without_a_suggestion():
 
 
 def test_a_mapping_without_a_name_is_refused():
-    with pytest.raises(CriterionError, match="unknown criterion None"):
+    with pytest.raises(
+        CriterionError,
+        match=r"a criterion given as a mapping needs its name, "
+        r"e\.g\. \{name: MultipleBest, target: MaxQ\}; got keys \['target'\]",
+    ):
         build_criterion({"target": "MaxQ"})
 
 

@@ -149,16 +149,22 @@ def open_executor(jobs: int | None, cluster: str | None, tasks: int) -> ChunkExe
     """The executor for ``--jobs`` / ``--cluster`` (default: one process per core, or this
     process alone for one worker or one chunk)."""
     if cluster:
-        if not (cluster.startswith("local:") or "://" in cluster):
-            raise ExecutorError(
-                f"--cluster {cluster!r}: expected local:N or a scheduler address "
-                "such as tcp://host:8786"
-            )
+        check_cluster(cluster)
         return DaskExecutor(cluster)
     workers = jobs or os.cpu_count() or 1
     if workers == 1 or tasks <= 1:
         return SerialExecutor()
     return ProcessExecutor(min(workers, tasks))
+
+
+def check_cluster(address: str) -> None:
+    """ExecutorError unless ``address`` is ``local:N`` (N >= 1) or a scheduler address
+    (checked before anything is started or written)."""
+    if address.startswith("local:"):
+        _count(address.removeprefix("local:"), address)
+    elif "://" not in address:
+        raise ExecutorError(f"--cluster {address!r}: expected local:N or a scheduler address "
+                            "such as tcp://host:8786")  # fmt: skip
 
 
 def _count(text: str, address: str) -> int:

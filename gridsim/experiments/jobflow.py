@@ -155,7 +155,7 @@ class JobFlowScenario(ScenarioBase):
     def _consistent(self) -> JobFlowScenario:
         labels = [c.label for c in self.criteria()]
         if self.baseline not in labels:
-            raise ValueError(f"baseline {self.baseline!r} is not one of the policies {labels}")
+            raise ValueError(f"baseline: {self.baseline!r} is not one of the policies {labels}")
         times = self.arrivals.times
         if self.arrivals.model == "list" and times and len(times) < max(self.queue_sizes):
             raise ValueError(f"arrivals.times has {len(times)} times, fewer than the queue")

@@ -64,6 +64,10 @@ def build_criterion(spec: str | Mapping[str, Any]) -> Criterion:
     if isinstance(spec, str):
         spec = {"name": spec}
     params = dict(spec)
+    if "name" not in params:
+        example = "{name: MultipleBest, target: MaxQ}"
+        raise CriterionError(f"a criterion given as a mapping needs its name, e.g. {example}; "
+                             f"got keys {sorted(params)}")  # fmt: skip
     name = params.pop("name", None)
     cls = CRITERIA.get(name) if isinstance(name, str) else None
     plugin = cls is None and isinstance(name, str) and _plugin_class(name)
