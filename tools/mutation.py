@@ -7,8 +7,8 @@ Copies the repository's tracked files to a scratch folder (``.mutation/<module>/
 git), configures mutmut there to mutate only that module and to run only the given tests
 (default: :data:`TESTS`), and runs ``nice -n 10 mutmut run --max-children 2``. mutmut first
 runs those tests once to learn which test reaches which function, then runs, per mutant, only
-the tests that reach its function. Prints the score (killed / (killed + survived), timeouts
-counted as killed) and writes the survivors' diffs to ``survivors.txt`` there.
+the tests that reach its function. Prints the score (killed / (killed + survived + untested),
+timeouts counted as killed) and writes the survivors' diffs to ``survivors.txt`` there.
 Why per module with its own tests: the whole suite under mutmut's trampolines takes hours on
 this machine; a module's own tests take minutes. The score is then a floor: a mutant that
 survives here might still die in another folder's tests.
@@ -95,7 +95,7 @@ def score(folder: Path) -> dict[str, float]:
                    capture_output=True)  # fmt: skip
     stats = json.loads((folder / "mutants" / "mutmut-cicd-stats.json").read_text())
     killed = stats["killed"] + stats.get("timeout", 0)
-    counted = killed + stats["survived"]
+    counted = killed + stats["survived"] + stats.get("no_tests", 0)  # untested: not killed
     return {**stats, "score": killed / counted if counted else float("nan")}
 
 
