@@ -52,13 +52,16 @@ def test_the_last_chunks_are_cut_to_the_unassigned_samples_and_nothing_is_left_o
 
 def test_the_chunk_list_is_kept_until_the_replanning_interval_has_passed():
     dytss = scheduler(replan_interval_s=10.0)
-    dytss.assign(state(time_s=0.0))
-    smaller = state(time_s=9.0, unassigned=100_000)
-    assert dytss.assign(smaller)[0] == (10, chunks_of(state(), 600_000)[10])
-    assert len(dytss.iterations_used) == 1
-    later = state(time_s=10.0, unassigned=100_000)
+    first = state(time_s=5.0)
+    dytss.assign(first)
+    smaller = state(time_s=14.0, unassigned=100_000)
+    assert dytss.assign(smaller)[0] == (10, chunks_of(first, 600_000)[10])
+    later = state(time_s=15.0, unassigned=100_000)
     assert dytss.assign(later)[0] == (10, chunks_of(later, 100_000)[10])
-    assert len(dytss.iterations_used) == 2
+    iterations = [dytss_chunks(s.performance_w, s.bandwidth_mb_s, samples, 1000, 30000,
+                               NAGANO, INTERVALS)[1]
+                  for s, samples in ((first, 600_000), (later, 100_000))]  # fmt: skip
+    assert dytss.iterations_used == iterations
 
 
 def test_the_remainder_is_the_unassigned_samples_or_those_not_completed():
@@ -85,3 +88,8 @@ def test_busy_or_rejected_pilots_get_nothing():
     dytss = scheduler()
     assert [pid for pid, _ in dytss.assign(state(free=[False, True, False]))] == [11]
     assert scheduler().assign(state(free=[False, False, False])) == []
+
+
+def test_pilots_of_equal_speed_are_served_in_enrolment_order():
+    twenty = state(performance=(1500.0,) * 20, unassigned=10**7)
+    assert [pid for pid, _ in scheduler().assign(twenty)] == list(range(10, 30))
