@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench_sweep.py overhead [-r 100] [-j 2] [--repeat 3]
     .venv/bin/python benchmarks/bench_sweep.py cluster  [-r 40]  [--repeat 3]
     .venv/bin/python benchmarks/bench_sweep.py memory   [-r 100 1000] [-j 2] [--queue-sizes 50]
+    .venv/bin/python benchmarks/bench_sweep.py writes   [-r 20]
 
 All on ``scenarios/coordinated-placement-static.yaml`` (paper TY20 Table 2: four queue sizes,
 five policies). Every run is a fresh process; the contenders alternate (A B A B ...) so that
@@ -15,6 +16,9 @@ reported.
   two are checked equal (row order aside; wall-clock columns left out).
 * ``cluster``: ``--cluster local:2`` (a Dask LocalCluster of two single-threaded worker
   processes, started inside the timed run) against ``-j 2``.
+* ``writes``: in one process (``-j 1``), the time the store spends writing chunks and the
+  manifest and deriving the summary, against the whole run: the store's own cost, free of
+  the noise of a shared machine that comparing two runs suffers.
 * ``memory``: peak resident memory of the ``gridsim run`` process, and of it with its worker
   processes summed (sampled from /proc every 0.1 s), at each replication count.
 """
@@ -139,6 +143,40 @@ def memory(arguments) -> None:
                   f"{time.perf_counter() - began:.0f} s", flush=True)  # fmt: skip
 
 
+def writes(arguments) -> None:
+    from gridsim.experiments import runner, store
+    from gridsim.experiments.kinds import load_scenario
+
+    spent = {"chunks": 0.0, "summary and manifest": 0.0}
+
+    def timed_method(owner, name, label):
+        original = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):
+            began = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[label] += time.perf_counter() - began
+
+        setattr(owner, name, wrapper)
+
+    timed_method(store.FolderStore, "add", "chunks")
+    timed_method(runner, "_finish", "summary and manifest")
+    scenario, text = load_scenario(SCENARIO)
+    r = arguments.replications[0]
+    with tempfile.TemporaryDirectory() as folder:
+        began = time.perf_counter()
+        result = runner.run_experiment(scenario, text, replications=r, jobs=1,
+                                       out_dir=Path(folder) / "out", progress=False)  # fmt: skip
+        total = time.perf_counter() - began
+        files = len(list((Path(folder) / "out").rglob("rep-*.parquet")))
+    assert result.status == "complete"
+    print(f"{SCENARIO.name} -r {r} -j 1: {total:.2f} s in all, {files} chunk files")
+    for label, seconds in spent.items():
+        print(f"  {label:<22} {seconds:7.3f} s  ({100 * seconds / total:.2f}% of the run)")
+
+
 def descendants(pid: int) -> list[int]:
     found, queue = [], [pid]
     while queue:
@@ -168,7 +206,7 @@ def main() -> None:
         print(one_run(runner, int(r), int(j), address, Path(out), sizes))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["overhead", "cluster", "memory"])
+    parser.add_argument("what", choices=["overhead", "cluster", "memory", "writes"])
     parser.add_argument("-r", "--replications", type=int, nargs="+",
                         help="replications (memory: several counts)")  # fmt: skip
     parser.add_argument("-j", "--jobs", type=int, default=2)
@@ -176,9 +214,10 @@ def main() -> None:
     parser.add_argument("--queue-sizes", type=int, nargs="+",
                         help="memory: other queue sizes (a cheaper run)")  # fmt: skip
     arguments = parser.parse_args()
-    defaults = {"overhead": [100], "cluster": [40], "memory": [100, 1000]}
+    defaults = {"overhead": [100], "cluster": [40], "memory": [100, 1000], "writes": [20]}
     arguments.replications = arguments.replications or defaults[arguments.what]
-    {"overhead": overhead, "cluster": cluster, "memory": memory}[arguments.what](arguments)
+    modes = {"overhead": overhead, "cluster": cluster, "memory": memory, "writes": writes}
+    modes[arguments.what](arguments)
 
 
 if __name__ == "__main__":

@@ -188,7 +188,10 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--log", type=click.Path(path_type=Path),
               help="Workload log replacing workload.path (swf_replay scenarios).")  # fmt: skip
-def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, quiet, log) -> None:
+@click.option("--debug", is_flag=True, help="Print the traceback of a failure.")
+def run(
+    scenario, replications, shard, seed, jobs, cluster, out, overwrite, quiet, log, debug
+) -> None:
     """Run SCENARIO (a YAML file; default: the embedded quick-start) and summarise it.
 
     A results folder of the same scenario and seed is resumed: only its missing cells run.
@@ -271,6 +274,10 @@ def validate(scenario) -> None:
     model = experiment.scenario
     if hasattr(model, "policies"):
         compared = f"{len(model.policies)} policies"
+        scheduler = getattr(model, "scheduler", "conservative")
+        if scheduler != "conservative":
+            name = scheduler if isinstance(scheduler, str) else scheduler.get("name")
+            compared += f" under scheduler {name}"
     else:  # log replays compare schedulers under one policy
         from gridsim.selection.criteria import build_criterion
 
@@ -315,17 +322,24 @@ def status(folder) -> None:
 
 @main.command()
 def policies() -> None:
-    """List the resource-selection criteria: built-in, then installed plugins."""
+    """List the resource-selection criteria and job-flow schedulers, with installed plugins."""
+    from gridsim.scheduling.queue_policies import PLANNERS, describe_plugin_schedulers
     from gridsim.selection.criteria import describe_criteria, describe_plugin_criteria
 
     rows = describe_criteria()
     plugins = describe_plugin_criteria()
-    width = max(len(name) for name, _ in rows + plugins)
+    schedulers = describe_plugin_schedulers()
+    width = max(len(name) for name, _ in rows + plugins + schedulers)
     for name, summary in rows:
         click.echo(f"{name.ljust(width)}  {summary}")
     if plugins:
-        click.echo("\ninstalled plugins (gridsim.criteria entry points):")
+        click.echo("\ninstalled criteria (gridsim.criteria entry points):")
     for name, summary in plugins:
+        click.echo(f"{name.ljust(width)}  {summary}")
+    click.echo(f"\njob-flow schedulers: {', '.join(PLANNERS)}")
+    if schedulers:
+        click.echo("installed schedulers (gridsim.schedulers entry points):")
+    for name, summary in schedulers:
         click.echo(f"{name.ljust(width)}  {summary}")
 
 

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_budget import examples
 from random_instances import random_instance
+from reference_window_search import reference_search_all
 
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
@@ -160,9 +161,12 @@ def test_max_q_with_an_unlimited_budget_takes_the_most_valuable_pair():
 
 
 @pytest.mark.parametrize("name", ["DEP", "COORD", "DEPLite", "COORDLite", "MaxQLite"])
-def test_additive_criteria_find_a_window_with_an_unlimited_budget(name):
-    window = build_criterion(name).search(hand_profile(), Request(n=2, volume=40.0))
-    assert window is not None
+def test_additive_criteria_find_the_reference_s_window_with_an_unlimited_budget(name):
+    request = Request(n=2, volume=40.0)
+    window = build_criterion(name).search(hand_profile(), request)
+    best = reference_search_all(hand_profile(), request)[name]
+    assert (window.start, window.nodes, window.runtime) == (best.start, best.nodes, best.runtime)
+    assert window.criterion_value == pytest.approx(best.value, rel=1e-12)
 
 
 def test_max_q_lite_scores_the_cheapest_pair_of_each_step():

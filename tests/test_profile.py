@@ -204,7 +204,7 @@ def assert_table_equals_rebuilt(profile):
         assert np.array_equal(getattr(got, column), getattr(expected, column))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=st.data())
 def test_patched_and_forgetting_tables_equal_rebuilt_ones(data):
     profile = Profile(NODES, [[(10, 20)], [(5, 8)], []])

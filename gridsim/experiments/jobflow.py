@@ -1,5 +1,5 @@
 """Scenario kind ``jobflow``: a job flow under conservative backfilling, one run per policy
-[TY20, Sec. 4.2].
+[TY20, Sec. 4.2]; ``scheduler`` may name FCFS, EASY or a plugin planner instead.
 
 Consumes a :class:`JobFlowScenario`; per replication and queue size it draws one instance
 (nodes, local load, jobs, runtime factors, arrival draws) and simulates every policy on that
@@ -38,6 +38,7 @@ from gridsim.experiments.window_search import EnvironmentConfig, LoadConfig
 from gridsim.faults.config import FaultsConfig
 from gridsim.faults.draws import draw_faults, instance_fault_seed
 from gridsim.scheduling.backfilling import Job
+from gridsim.scheduling.queue_policies import SchedulerSpec
 from gridsim.selection.criteria import CriterionError, PolicySpecs, build_criterion
 from gridsim.sim.engine import Instance, simulate
 from gridsim.sim.fault_engine import simulate_with_faults
@@ -129,6 +130,7 @@ class JobFlowScenario(ScenarioBase):
     arrivals: ArrivalsConfig = ArrivalsConfig()
     queue_sizes: list[int] = Field(min_length=1)
     priority: Literal["fcfs", "sjf"] = "fcfs"
+    scheduler: SchedulerSpec = "conservative"
     policies: PolicySpecs
     baseline: str = "BFfinish"
     slowdown_threshold: float = Field(10.0, gt=0)
@@ -162,6 +164,11 @@ class JobFlowScenario(ScenarioBase):
         except CriterionError as error:
             raise ValueError(f"arrivals.reference_policy: {error}") from None
         self.faults.check_nodes(self.environment.nodes)
+        if self.faults.enabled and self.scheduler != "conservative":
+            raise ValueError(
+                f"scheduler {self.scheduler!r} does not take faults: only conservative "
+                "backfilling re-plans around them (docs/model.md, Faults)"
+            )
         return self
 
     def criteria(self):
@@ -254,7 +261,7 @@ def run_replication(
         for criterion in scenario.criteria():
             began = time.perf_counter()
             if faults is None:
-                trace = simulate(instance, criterion, scenario.priority)
+                trace = simulate(instance, criterion, scenario.priority, scenario.scheduler)
             else:
                 trace = simulate_with_faults(instance, criterion, faults, scenario.priority)
             elapsed = time.perf_counter() - began

@@ -144,7 +144,8 @@ def describe_plugin_criteria() -> list[tuple[str, str]]:
         if cls is None:
             rows.append((name, f"hidden by the built-in {name}; name it as {entry_point.value}"))
         else:
-            rows.append((name, f"{cls.summary or cls.__doc__ or ''} [{entry_point.value}]"))
+            summary = cls.summary or (cls.__doc__ or "").strip().partition("\n")[0]
+            rows.append((name, f"{summary} [{entry_point.value}]"))
     return rows
 
 

@@ -98,5 +98,7 @@ def test_a_job_that_fits_nowhere_is_rejected():
 
 
 def test_unknown_scheduler_names_are_refused():
-    with pytest.raises(ValueError, match="expected a scheduler among"):
+    with pytest.raises(
+        ValueError, match=r"unknown scheduler 'sjf'.*expected one of fcfs, easy, conservative"
+    ):
         build_planner("sjf", (), (), build_criterion("BFstart"))  # type: ignore[arg-type]
