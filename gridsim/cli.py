@@ -81,6 +81,16 @@ def _default_out(experiment, seed: int | None) -> Path:
     return candidate
 
 
+class _PathNamed(click.Path):
+    """A path option that must not be empty (``-o ""`` from an unset shell variable would
+    otherwise be the current folder)."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():
+            self.fail("an empty path; name a file or folder", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class _Replications(click.ParamType):
     """``N`` (replications 0..N-1) or ``A:B`` (A..B-1)."""
 
@@ -181,12 +191,12 @@ def main() -> None:
     callback=lambda ctx, param, value: _checked_cluster(value),
     help="Run on Dask: a local cluster of N workers, or a scheduler's address.",
 )
-@click.option("--out", "-o", type=click.Path(path_type=Path),
+@click.option("--out", "-o", type=_PathNamed(path_type=Path),
               help="Results folder (resumed if it holds this experiment).")  # fmt: skip
 @click.option("--overwrite", is_flag=True,
               help="Replace a results folder that holds another experiment.")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-@click.option("--log", type=click.Path(path_type=Path),
+@click.option("--log", type=_PathNamed(path_type=Path),
               help="Workload log replacing workload.path (swf_replay scenarios).")  # fmt: skip
 @click.option("--debug", is_flag=True, help="Print the traceback of a failure.")
 def run(
@@ -295,8 +305,8 @@ def validate(scenario) -> None:
 
 
 @main.command()
-@click.argument("folders", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--out", "-o", type=click.Path(path_type=Path), required=True,
+@click.argument("folders", nargs=-1, required=True, type=_PathNamed(path_type=Path))
+@click.option("--out", "-o", type=_PathNamed(path_type=Path), required=True,
               help="New folder for the merged results.")  # fmt: skip
 def merge(folders, out) -> None:
     """Merge results FOLDERS of one experiment (shards, replication ranges) into OUT.
@@ -312,7 +322,7 @@ def merge(folders, out) -> None:
 
 
 @main.command()
-@click.argument("folder", type=click.Path(path_type=Path))
+@click.argument("folder", type=_PathNamed(path_type=Path))
 def status(folder) -> None:
     """Show what results FOLDER holds: cells done and missing per point, and its history."""
     from gridsim.experiments.folders import describe
@@ -395,7 +405,7 @@ def _check_image_format(output: Path) -> None:
 
 
 @main.command()
-@click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("results", type=_PathNamed(exists=True, file_okay=False, path_type=Path))
 @click.option("--policy", required=True, help="Policy label, e.g. CoP.")
 @click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
@@ -403,7 +413,7 @@ def _check_image_format(output: Path) -> None:
               help="Point of a sweep (gridsim status lists them).")  # fmt: skip
 @click.option("--from", "start", type=float, help="Show from this time (time units).")
 @click.option("--to", "end", type=float, help="Show up to this time (time units).")
-@click.option("--output", "-o", type=click.Path(path_type=Path), required=True,
+@click.option("--output", "-o", type=_PathNamed(path_type=Path), required=True,
               help="Image file (.png, .svg, .pdf).")  # fmt: skip
 def gantt(results, policy, replication, queue_size, point, start, end, output) -> None:
     """Draw the Gantt chart of one run of a job-flow RESULTS folder."""
@@ -427,11 +437,11 @@ def gantt(results, policy, replication, queue_size, point, start, end, output) -
 
 @main.command()
 @click.argument("results", nargs=-1, required=True,
-                type=click.Path(exists=True, file_okay=False, path_type=Path))  # fmt: skip
+                type=_PathNamed(exists=True, file_okay=False, path_type=Path))  # fmt: skip
 @click.option(
     "--out",
     "-o",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=_PathNamed(file_okay=False, path_type=Path),
     default=Path("report"),
     show_default=True,
     help="Folder for the report.",
@@ -448,7 +458,7 @@ def report(results, out) -> None:
 
 
 @main.command()
-@click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("results", type=_PathNamed(exists=True, file_okay=False, path_type=Path))
 @click.option(
     "--format",
     "fmt",
@@ -461,7 +471,7 @@ def report(results, out) -> None:
 @click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
 @click.option("--point", type=click.IntRange(min=0),
               help="Point of a sweep (gridsim status lists them).")  # fmt: skip
-@click.option("--output", "-o", type=click.Path(path_type=Path), required=True,
+@click.option("--output", "-o", type=_PathNamed(path_type=Path), required=True,
               help="Output file (.swf, .swf.gz or .csv).")  # fmt: skip
 @click.option("--time-unit", "time_unit_s", type=click.FloatRange(min=0, min_open=True),
               default=1.0, show_default=True,
@@ -491,7 +501,7 @@ def export(results, fmt, policy, replication, queue_size, point, output, time_un
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario field, e.g. environment.performance_step=0.")  # fmt: skip
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes [all cores].")
-@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out", "-o", type=_PathNamed(file_okay=False, path_type=Path),
               help="Folder for the comparison tables and the runs.")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def reproduce(figure, list_figures, all_figures, quick, replications, overrides, jobs, out,

@@ -237,6 +237,8 @@ CASES: list[Case] = [
     option("zero workers", "--jobs", "run", "-j", "0"),
     option("a malformed cluster address", "--cluster", "run", "s.yaml", "--cluster", "bogus",
            "-q", files={"s.yaml": WINDOW_SEARCH.replace("tiny", "other")}),
+    option("an empty results folder name", "--out", "run", "s.yaml", "-q", "-o", "",
+           files={"s.yaml": WINDOW_SEARCH.replace("tiny", "other")}),
     option("a results folder that is a file", "s.yaml", "run", "s.yaml", "-q", "-o", "s.yaml",
            files={"s.yaml": WINDOW_SEARCH}),
     option("a results folder of another experiment", "results/tiny", "run", "s.yaml", "-q",

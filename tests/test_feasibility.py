@@ -196,3 +196,10 @@ def test_a_batch_whose_price_cap_admits_little_counts_jobs_without_alternative(t
     assert unserved > 0
     assert (f"  ALP, goal time: {unserved} of {jobs} jobs without an alternative: no slots meet "
             "the job's size, minimum performance and price cap") in result.stdout  # fmt: skip
+
+
+def test_a_queue_larger_than_memory_is_refused_with_the_estimate():
+    text = changed(JOB_FLOW, "queue_sizes: [10]", "queue_sizes: [10, 100000000]")
+    with pytest.raises(ScenarioError, match=r"queue_sizes: 100000000 jobs would need about "
+                       r"1\.2 TB of memory per replication \(estimated\)"):  # fmt: skip
+        load_experiment(text)

@@ -8,6 +8,7 @@ that each line printed is the one listed here. Run this after changing a case or
 
 from __future__ import annotations
 
+import shlex
 import sys
 import tempfile
 from itertools import groupby
@@ -61,7 +62,7 @@ def main() -> None:
     for group, cases in groupby(CASES, key=lambda case: case.group):
         lines += [f"\n## {group}\n", "| input | command | message |", "|---|---|---|"]
         for case in cases:
-            command = as_code(" ".join(("gridsim", *case.args)))
+            command = as_code(shlex.join(("gridsim", *case.args)))
             lines.append(f"| {case.what} | {command} | {as_code(messages[case.id])} |")
     PAGE.write_text("\n".join(lines) + "\n")
     print(f"wrote {PAGE.relative_to(REPOSITORY)} ({len(CASES)} inputs)")

@@ -158,13 +158,17 @@ def open_executor(jobs: int | None, cluster: str | None, tasks: int) -> ChunkExe
 
 
 def check_cluster(address: str) -> None:
-    """ExecutorError unless ``address`` is ``local:N`` (N >= 1) or a scheduler address
-    (checked before anything is started or written)."""
+    """ExecutorError unless ``address`` is ``local:N`` (N >= 1) or a scheduler address and
+    Dask is installed (checked before anything is started or written)."""
+    import importlib.util
+
     if address.startswith("local:"):
         _count(address.removeprefix("local:"), address)
     elif "://" not in address:
         raise ExecutorError(f"--cluster {address!r}: expected local:N or a scheduler address "
                             "such as tcp://host:8786")  # fmt: skip
+    if importlib.util.find_spec("distributed") is None:
+        raise ExecutorError("--cluster needs Dask: pip install 'gridsim-sched[cluster]'")
 
 
 def _count(text: str, address: str) -> int:

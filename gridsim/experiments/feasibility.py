@@ -11,8 +11,8 @@ succeed still runs; what a run cannot do by chance is counted while it runs
 
 The memory bound is measured, not derived: peak resident memory of ``gridsim run -j 1`` on
 window searches of 1,000 to 5,000 nodes grows as about 175 bytes per node squared (the
-window search's sigma-by-slot matrices), and environments take about 1 kB per node
-(docs/model.md, "Feasibility checks").
+window search's sigma-by-slot matrices), environments take about 1 kB per node, and a job
+flow about 6 kB per job and policy (docs/model.md, "Feasibility checks").
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from gridsim.config import ScenarioError
 #: search's matrices (per node squared).
 BYTES_PER_NODE = 1_000
 BYTES_PER_NODE_SQUARED_IN_WINDOW_SEARCH = 150
+#: Measured memory per job of a job flow and policy (bytes): its trace records and tables.
+BYTES_PER_JOB_AND_POLICY = 6_000
 
 
 def check_feasible(scenario: Any) -> None:
@@ -135,9 +137,11 @@ def check_jobflow(scenario: Any) -> None:
     if jobs.budget < cheapest:
         _fail("jobs.budget", f"{_number(jobs.budget)} is below the cheapest window of the "
               f"smallest job, {_number(cheapest)}: no job could be placed")  # fmt: skip
-    _check_memory(
-        "environment.nodes", environment.nodes, "nodes", BYTES_PER_NODE * environment.nodes
-    )
+    nodes = environment.nodes
+    _check_memory("environment.nodes", nodes, "nodes", BYTES_PER_NODE * nodes)
+    jobs_held = max(scenario.queue_sizes) * len(scenario.policies)
+    _check_memory("queue_sizes", max(scenario.queue_sizes), "jobs",
+                  BYTES_PER_NODE * nodes + BYTES_PER_JOB_AND_POLICY * jobs_held)  # fmt: skip
 
 
 def check_batch(scenario: Any) -> None:

@@ -42,7 +42,7 @@ def scenario_model(kind_name: Any) -> Any:
     known = ", ".join(sorted(KINDS))
     if kind_name is None:
         raise ScenarioError(f"kind: missing (required): one of {known}")
-    if kind_name not in KINDS:
+    if not isinstance(kind_name, str) or kind_name not in KINDS:
         raise ScenarioError(f"kind: expected one of {known}, got {kind_name!r}")
     try:
         return KINDS[kind_name].scenario_model()
