@@ -81,6 +81,16 @@ def _default_out(experiment, seed: int | None) -> Path:
     return candidate
 
 
+class _PathNamed(click.Path):
+    """A path option that must not be empty (``-o ""`` from an unset shell variable would
+    otherwise be the current folder)."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():
+            self.fail("an empty path; name a file or folder", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class _Replications(click.ParamType):
     """``N`` (replications 0..N-1) or ``A:B`` (A..B-1)."""
 
@@ -118,6 +128,15 @@ class _Command(click.Command):
     def invoke(self, ctx: click.Context):
         _Gridsim.debug = bool(ctx.params.get("debug"))
         return super().invoke(ctx)
+
+
+def _checked_cluster(address: str | None) -> str | None:
+    """``--cluster`` checked before the results folder is opened."""
+    from gridsim.experiments.executors import check_cluster
+
+    if address is not None:
+        check_cluster(address)
+    return address
 
 
 class _Gridsim(click.Group):
@@ -169,16 +188,20 @@ def main() -> None:
 @click.option(
     "--cluster",
     metavar="local:N|tcp://HOST:PORT",
+    callback=lambda ctx, param, value: _checked_cluster(value),
     help="Run on Dask: a local cluster of N workers, or a scheduler's address.",
 )
-@click.option("--out", "-o", type=click.Path(path_type=Path),
+@click.option("--out", "-o", type=_PathNamed(path_type=Path),
               help="Results folder (resumed if it holds this experiment).")  # fmt: skip
 @click.option("--overwrite", is_flag=True,
               help="Replace a results folder that holds another experiment.")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-@click.option("--log", type=click.Path(path_type=Path),
+@click.option("--log", type=_PathNamed(path_type=Path),
               help="Workload log replacing workload.path (swf_replay scenarios).")  # fmt: skip
-def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, quiet, log) -> None:
+@click.option("--debug", is_flag=True, help="Print the traceback of a failure.")
+def run(
+    scenario, replications, shard, seed, jobs, cluster, out, overwrite, quiet, log, debug
+) -> None:
     """Run SCENARIO (a YAML file; default: the embedded quick-start) and summarise it.
 
     A results folder of the same scenario and seed is resumed: only its missing cells run.
@@ -210,8 +233,11 @@ def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, quie
     ]
     if not result.summary.empty:
         click.echo(format_summary(result.summary, keys, metrics))
+    elif result.metadata.get("replications_completed"):
+        click.echo("no summary: no run gave a result to average (see what was not done)")
     if "paired" in result.tables:
-        click.echo("\npaired against the first policy, same replications (policy - baseline):")
+        baseline = result.tables["paired"]["baseline"].iloc[0]
+        click.echo(f"\npaired against {baseline}, same replications (policy - baseline):")
         for _, row in result.tables["paired"].iterrows():
             click.echo(
                 f"  {row['policy']} vs {row['baseline']}: {row['metric']} "
@@ -219,6 +245,7 @@ def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, quie
                 f"({row['relative_mean']:+.2%} ± {row['relative_ci95']:.2%}), "
                 f"{int(row['pairs'])} pairs"
             )
+    _print_rejections(result.metadata.get("rejections") or [])
     done = result.metadata["replications_completed"]
     points = f", {len(experiment.points)} points" if len(experiment.points) > 1 else ""
     click.echo(f"\nresults: {out}  ({done} replications{points})")
@@ -228,6 +255,16 @@ def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, quie
         sys.exit(130)
     if result.status != "complete":
         _raise_failure(result, out)
+
+
+def _print_rejections(rows: list[dict]) -> None:
+    """What the runs could not do, per policy (also in metadata.json)."""
+    from gridsim.experiments.rejections import describe
+
+    if rows:
+        click.echo('\nnot done (also in metadata.json, "rejections"):')
+    for row in rows:
+        click.echo(f"  {describe(row)}")
 
 
 def _raise_failure(result, out: Path) -> None:
@@ -247,6 +284,10 @@ def validate(scenario) -> None:
     model = experiment.scenario
     if hasattr(model, "policies"):
         compared = f"{len(model.policies)} policies"
+        scheduler = getattr(model, "scheduler", "conservative")
+        if scheduler != "conservative":
+            name = scheduler if isinstance(scheduler, str) else scheduler.get("name")
+            compared += f" under scheduler {name}"
     else:  # log replays compare schedulers under one policy
         from gridsim.selection.criteria import build_criterion
 
@@ -264,8 +305,8 @@ def validate(scenario) -> None:
 
 
 @main.command()
-@click.argument("folders", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--out", "-o", type=click.Path(path_type=Path), required=True,
+@click.argument("folders", nargs=-1, required=True, type=_PathNamed(path_type=Path))
+@click.option("--out", "-o", type=_PathNamed(path_type=Path), required=True,
               help="New folder for the merged results.")  # fmt: skip
 def merge(folders, out) -> None:
     """Merge results FOLDERS of one experiment (shards, replication ranges) into OUT.
@@ -281,7 +322,7 @@ def merge(folders, out) -> None:
 
 
 @main.command()
-@click.argument("folder", type=click.Path(path_type=Path))
+@click.argument("folder", type=_PathNamed(path_type=Path))
 def status(folder) -> None:
     """Show what results FOLDER holds: cells done and missing per point, and its history."""
     from gridsim.experiments.folders import describe
@@ -291,35 +332,63 @@ def status(folder) -> None:
 
 @main.command()
 def policies() -> None:
-    """List the resource-selection criteria: built-in, then installed plugins."""
+    """List the resource-selection criteria and job-flow schedulers, with installed plugins."""
+    from gridsim.scheduling.queue_policies import PLANNERS, describe_plugin_schedulers
     from gridsim.selection.criteria import describe_criteria, describe_plugin_criteria
 
     rows = describe_criteria()
     plugins = describe_plugin_criteria()
-    width = max(len(name) for name, _ in rows + plugins)
+    schedulers = describe_plugin_schedulers()
+    width = max(len(name) for name, _ in rows + plugins + schedulers)
     for name, summary in rows:
         click.echo(f"{name.ljust(width)}  {summary}")
     if plugins:
-        click.echo("\ninstalled plugins (gridsim.criteria entry points):")
+        click.echo("\ninstalled criteria (gridsim.criteria entry points):")
     for name, summary in plugins:
+        click.echo(f"{name.ljust(width)}  {summary}")
+    click.echo(f"\njob-flow schedulers: {', '.join(PLANNERS)}")
+    if schedulers:
+        click.echo("installed schedulers (gridsim.schedulers entry points):")
+    for name, summary in schedulers:
         click.echo(f"{name.ljust(width)}  {summary}")
 
 
-def _results_table(results: Path, name: str, command: str):
-    from gridsim.analysis.results import load_table
+#: The scenario kinds whose results each trace command reads.
+TRACE_KINDS = {"gantt": ("jobflow",), "export": ("jobflow", "swf_replay")}
 
+
+def _results_table(results: Path, name: str, command: str):
+    """Table ``name`` of a results folder of a kind ``command`` reads; a UserError naming the
+    kinds it supports otherwise."""
+    from gridsim.analysis.results import load_table, read_manifest
+
+    kind, supported = read_manifest(results)["kind"], TRACE_KINDS[command]
+    if kind not in supported:
+        raise UserError(results, f"{command} reads the results of {' and '.join(supported)} "
+                                 f"scenarios, not {kind}")  # fmt: skip
     table = load_table(results, name)
     if table is None:
-        raise UserError(results, f"no {name} table ({command} needs the results of a jobflow "
-                                 "scenario)")  # fmt: skip
+        raise UserError(results, f"no {name} table: no replication finished")
     return table
 
 
-def _one_run(results, table, policy, replication, queue_size, what):
+def _one_run(results, table, policy, replication, queue_size, what, point=None):
     from gridsim.analysis.results import select_run
 
+    values = None
+    if point is not None:
+        import json
+
+        points = json.loads((results / "metadata.json").read_text()).get("points") or []
+        if point >= len(points):
+            raise UserError(
+                f"--point {point}", f"{results} has {len(points)} points (0 to {len(points) - 1})"
+            )
+        values = {k: v for k, v in points[point].items() if k != "point"}
+        values = {k: v if not isinstance(v, list | dict) else json.dumps(v, separators=(",", ":"))
+                  for k, v in values.items()}  # fmt: skip
     try:
-        return select_run(table, policy, replication, queue_size, what=what)
+        return select_run(table, policy, replication, queue_size, what=what, point=values)
     except ValueError as error:
         raise UserError(results, str(error)) from None
 
@@ -336,24 +405,29 @@ def _check_image_format(output: Path) -> None:
 
 
 @main.command()
-@click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("results", type=_PathNamed(exists=True, file_okay=False, path_type=Path))
 @click.option("--policy", required=True, help="Policy label, e.g. CoP.")
 @click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
+@click.option("--point", type=click.IntRange(min=0),
+              help="Point of a sweep (gridsim status lists them).")  # fmt: skip
 @click.option("--from", "start", type=float, help="Show from this time (time units).")
 @click.option("--to", "end", type=float, help="Show up to this time (time units).")
-@click.option("--output", "-o", type=click.Path(path_type=Path), required=True,
+@click.option("--output", "-o", type=_PathNamed(path_type=Path), required=True,
               help="Image file (.png, .svg, .pdf).")  # fmt: skip
-def gantt(results, policy, replication, queue_size, start, end, output) -> None:
+def gantt(results, policy, replication, queue_size, point, start, end, output) -> None:
     """Draw the Gantt chart of one run of a job-flow RESULTS folder."""
     from gridsim.analysis.plots import plot_gantt
 
     _check_image_format(output)
     tasks = _one_run(results, _results_table(results, "tasks", "gantt"), policy, replication,
-                     queue_size, "tasks")  # fmt: skip
+                     queue_size, "tasks", point)  # fmt: skip
     window = None
     if start is not None or end is not None:
         window = (start or 0.0, end if end is not None else float(tasks["end"].max()))
+        if window[1] <= window[0]:
+            raise UserError(f"--from {window[0]:g} --to {window[1]:g}",
+                            "the window shown must end after it starts")  # fmt: skip
     size = f", {queue_size} jobs" if queue_size else ""
     figure = plot_gantt(tasks, title=f"{results.name}: {policy}, replication {replication}{size}",
                         window=window)  # fmt: skip
@@ -363,11 +437,11 @@ def gantt(results, policy, replication, queue_size, start, end, output) -> None:
 
 @main.command()
 @click.argument("results", nargs=-1, required=True,
-                type=click.Path(exists=True, file_okay=False, path_type=Path))  # fmt: skip
+                type=_PathNamed(exists=True, file_okay=False, path_type=Path))  # fmt: skip
 @click.option(
     "--out",
     "-o",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=_PathNamed(file_okay=False, path_type=Path),
     default=Path("report"),
     show_default=True,
     help="Folder for the report.",
@@ -379,18 +453,12 @@ def report(results, out) -> None:
     """
     from gridsim.analysis.report import write_report
 
-    for folder in results:
-        if not (folder / "metadata.json").exists():
-            raise UserError(folder, "not a gridsim results folder (no metadata.json)")
-    try:
-        path = write_report(list(results), out)
-    except ValueError as error:
-        raise UserError(", ".join(map(str, results)), str(error)) from None
+    path = write_report(list(results), out)
     click.echo(f"wrote {path} and {path.with_suffix('.html')}")
 
 
 @main.command()
-@click.argument("results", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("results", type=_PathNamed(exists=True, file_okay=False, path_type=Path))
 @click.option(
     "--format",
     "fmt",
@@ -401,17 +469,19 @@ def report(results, out) -> None:
 @click.option("--policy", required=True, help="Policy label, e.g. CoP.")
 @click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
-@click.option("--output", "-o", type=click.Path(path_type=Path), required=True,
+@click.option("--point", type=click.IntRange(min=0),
+              help="Point of a sweep (gridsim status lists them).")  # fmt: skip
+@click.option("--output", "-o", type=_PathNamed(path_type=Path), required=True,
               help="Output file (.swf, .swf.gz or .csv).")  # fmt: skip
 @click.option("--time-unit", "time_unit_s", type=click.FloatRange(min=0, min_open=True),
               default=1.0, show_default=True,
               help="Seconds per simulation time unit (job flows).")  # fmt: skip
-def export(results, fmt, policy, replication, queue_size, output, time_unit_s) -> None:
+def export(results, fmt, policy, replication, queue_size, point, output, time_unit_s) -> None:
     """Export the job trace of one run of a job-flow or log-replay RESULTS folder."""
     from gridsim.analysis.export import export_run
 
     jobs = _one_run(results, _results_table(results, "jobs", "export"), policy, replication,
-                    queue_size, "jobs")  # fmt: skip
+                    queue_size, "jobs", point)  # fmt: skip
     run = f"{policy} replication {replication}"
     run += f" queue_size {queue_size}" if queue_size else ""
     try:
@@ -431,7 +501,7 @@ def export(results, fmt, policy, replication, queue_size, output, time_unit_s) -
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario field, e.g. environment.performance_step=0.")  # fmt: skip
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes [all cores].")
-@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out", "-o", type=_PathNamed(file_okay=False, path_type=Path),
               help="Folder for the comparison tables and the runs.")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def reproduce(figure, list_figures, all_figures, quick, replications, overrides, jobs, out,

@@ -40,6 +40,7 @@ class UserError(Exception):
 def user_error_types() -> tuple[type[BaseException], ...]:
     """The exception types whose message is meant for the user as is (imported on demand,
     so that the command starts fast)."""
+    from gridsim.analysis.results import ResultsError
     from gridsim.config import ScenarioError
     from gridsim.experiments.cells import CellsError
     from gridsim.experiments.executors import ExecutorError
@@ -49,7 +50,7 @@ def user_error_types() -> tuple[type[BaseException], ...]:
     from gridsim.workloads.swf import SwfFormatError
 
     return (UserError, ScenarioError, CellsError, ExecutorError, StoreError, PluginError,
-            PluginLoadError, CriterionError, SwfFormatError)  # fmt: skip
+            PluginLoadError, CriterionError, SwfFormatError, ResultsError)  # fmt: skip
 
 
 def is_user_error(error: BaseException) -> bool:

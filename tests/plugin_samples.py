@@ -12,6 +12,7 @@ from typing import ClassVar
 import numpy as np
 
 from gridsim.model import Slot, Window
+from gridsim.scheduling.backfilling import ConservativeBackfilling, ReservationPlanner
 from gridsim.selection.criteria import Criterion, SlotCriterion, WindowCriterion
 from gridsim.selection.placement import CoP, InSlotOrder
 
@@ -118,3 +119,85 @@ class TooEarly(EarliestFinish):
 class Crashing(WindowCriterion):
     def value(self, start, runtime):
         raise ZeroDivisionError("no value today")
+
+
+# -- job-flow schedulers ----------------------------------------------------------------------
+
+
+class Conservative(ConservativeBackfilling):
+    """Conservative backfilling, as a plugin: its tables must be the built-in's."""
+
+
+class AreaFirst(ConservativeBackfilling):
+    """Conservative backfilling that plans jobs arriving together by ``n * volume``."""
+
+    def __init__(self, nodes, busy, criterion, priority="fcfs", largest_first: bool = False):
+        super().__init__(nodes, busy, criterion, priority)
+        sign = -1 if largest_first else 1
+        self.key = lambda job: (sign * job.n * job.volume, job.arrival, job.id)
+
+
+class NotAPlanner:
+    def submit(self, jobs, now):
+        return {}, []
+
+
+class NoOverrun(ReservationPlanner):
+    def submit(self, jobs, now):
+        return {}, []
+
+    def finish(self, job_id, now):
+        return {}
+
+
+class SubmitWithoutTime(ConservativeBackfilling):
+    def submit(self, jobs):
+        return {}, []
+
+
+class StackedOnFirstNodes(ConservativeBackfilling):
+    """Every job on nodes 0..n-1 from when it is submitted, whoever holds them."""
+
+    def submit(self, jobs, now):
+        planned = {}
+        for job in jobs:
+            nodes = tuple(range(job.n))
+            runtime = job.volume / min(self.nodes[i].performance for i in nodes)
+            window = Window(
+                start=max(job.arrival, now),
+                runtime=runtime,
+                nodes=nodes,
+                slots=tuple(Slot(i, 0.0, float("inf")) for i in nodes),
+                cost=sum(runtime * self.nodes[i].price for i in nodes),
+            )
+            self.jobs[job.id] = job
+            self.reservations[job.id] = window
+            self.first_promised[job.id] = window.start
+            planned[job.id] = window
+        return planned, []
+
+    def finish(self, job_id, now):
+        self.running.pop(job_id)
+        self.busy_until.pop(job_id)
+        return {}
+
+
+class Procrastinating(ConservativeBackfilling):
+    """After every early finish, pushes one queued reservation 50 time units later."""
+
+    def finish(self, job_id, now):
+        moved = dict(super().finish(job_id, now))
+        for other, window in sorted(self.reservations.items()):
+            later = replace(window, start=window.start + 50.0)
+            self.profile.release_window(window)
+            if all(self.profile.is_free(i, later.start, later.finish) for i in later.nodes):
+                self.profile.reserve(later)
+                self.reservations[other] = moved[other] = later
+                return moved
+            self.profile.reserve(window)
+        return moved
+
+
+class LosesTrack(ConservativeBackfilling):
+    def finish(self, job_id, now):
+        raise KeyError(f"lost track of job {job_id}")

@@ -64,7 +64,8 @@ def test_validate_accepts_every_scenario_in_the_repository():
     for path in SCENARIO_FILES:
         result = invoke("validate", path)
         assert result.exit_code == 0, (path, result.output)
-        assert "valid" in result.stdout
+        document = yaml.safe_load(Path(path).read_text())
+        assert f"valid {document['kind']} scenario '{document['name']}'" in result.stdout
 
 
 def test_validate_names_the_schedulers_a_log_replay_compares():
@@ -157,11 +158,22 @@ def test_the_installed_command_prints_no_traceback_for_a_bad_scenario(tmp_path):
     assert "Traceback" not in completed.stderr
 
 
-def test_a_request_no_environment_can_satisfy_runs_and_records_unfound_windows(tmp_path):
+def test_a_request_wider_than_the_environment_is_refused_before_running(tmp_path):
     path = tmp_path / "too-many-nodes.yaml"
+    path.write_text(with_changes(lambda d: d["request"].update(n=11)))
+    result = invoke("run", path, "-r", 2, "-j", 1, "-q", "-o", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"gridsim: error: {path}: request.n: 11 nodes requested, but environment.nodes is 10\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_request_no_drawn_environment_satisfies_runs_and_counts_unfound_windows(tmp_path):
+    path = tmp_path / "all-fast-nodes.yaml"
     path.write_text(
-        with_changes(
-            lambda d: d["request"].update(n=11),
+        with_changes(  # ten nodes of ten, all at least 9.5 fast: possible, never drawn
+            lambda d: d["request"].update(n=10, min_performance=9.5),
             lambda d: d.update(policies=["FirstFit", "MaxQ", "DEP"]),
         )
     )
@@ -173,7 +185,11 @@ def test_a_request_no_environment_can_satisfy_runs_and_records_unfound_windows(t
     assert not runs["found"].any()
     assert runs["start"].isna().all() and runs["cost"].isna().all()
     for policy in ("FirstFit", "MaxQ", "DEP"):
-        assert policy in result.stdout
+        assert f"  {policy}: 2 of 2 replications without a window: " in result.stdout
+    metadata = json.loads((out / "metadata.json").read_text())
+    assert [(r["policy"], r["count"], r["of"]) for r in metadata["rejections"]] == [
+        ("FirstFit", 2, 2), ("MaxQ", 2, 2), ("DEP", 2, 2)
+    ]  # fmt: skip
 
 
 def test_policies_lists_every_registered_criterion():
@@ -181,4 +197,5 @@ def test_policies_lists_every_registered_criterion():
 
     result = invoke("policies")
     assert result.exit_code == 0
-    assert [line.split()[0] for line in result.stdout.splitlines()] == list(CRITERIA)
+    built_in = result.stdout.split("\n\n")[0]  # installed plugins and schedulers follow
+    assert [line.split()[0] for line in built_in.splitlines()] == list(CRITERIA)

@@ -20,9 +20,9 @@ def test_the_script_draws_every_documented_figure(tmp_path):
 
 
 def test_every_caption_states_the_replications_of_its_figure():
-    text = (ROOT / "docs" / "analysis.md").read_text()
+    text = (ROOT / "docs" / "analysis.md").read_text() + (ROOT / "docs" / "sweeps.md").read_text()
     for name, run in doc_images.FIGURES.items():
         match = re.search(rf"!\[[^\]]*\]\(images/{re.escape(name)}\)\s*\*(.+?)\*", text, re.S)
-        assert match, f"docs/analysis.md shows {name} without a caption"
+        assert match, f"docs/analysis.md or sweeps.md shows {name} without a caption"
         replications = doc_images.RUNS[run].replications
         assert f"{replications} replication" in match.group(1), (name, match.group(1))

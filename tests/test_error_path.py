@@ -126,3 +126,21 @@ def test_only_listed_errors_and_files_count_as_the_users(capsys):
     assert not is_user_error(ValueError("a bug"))
     assert end_with(KeyboardInterrupt()) == 130
     assert capsys.readouterr().err == "gridsim: interrupted\n"
+
+
+def test_debug_prints_a_bugs_traceback_before_its_line(tmp_path, monkeypatch):
+    import gridsim.experiments.window_search as window_search
+
+    def broken(*args):
+        raise TypeError("'int' object is not iterable")
+
+    monkeypatch.setattr(window_search, "run_replication", broken)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    scenario = tmp_path / "tiny.yaml"
+    scenario.write_text(WINDOW_SEARCH)
+    result = invoke("run", scenario, "-q", "-j", 1, "-o", tmp_path / "out", "--debug")
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    assert "in broken" in result.stderr
+    assert lines[-1].startswith("gridsim: internal error (a bug, please report it): TypeError")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 from random_instances import random_instance
 
 from gridsim.model import Request
@@ -61,7 +62,7 @@ def check_step(slots, step, count):
             assert affordable[row] == (total[row] <= step.budget_left[row])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(seed=st.integers(0, 10**6), count=st.integers(0, 9))
 def test_cheapest_members_of_small_instances(seed, count):
     profile, request = random_instance(seed)

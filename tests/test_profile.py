@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gridsim.model import Node, Slot, Window
 from gridsim.profile import Profile
@@ -119,7 +120,7 @@ def test_releasing_part_of_a_busy_interval_merges_only_with_the_side_it_touches(
     assert profile.free_intervals(0) == [(0.0, 30.0), (40.0, 50.0), (60, 100.0)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     busy=st.lists(
         st.tuples(st.floats(0, 90, allow_nan=False), st.floats(1, 20, allow_nan=False)),
@@ -203,7 +204,7 @@ def assert_table_equals_rebuilt(profile):
         assert np.array_equal(getattr(got, column), getattr(expected, column))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=st.data())
 def test_patched_and_forgetting_tables_equal_rebuilt_ones(data):
     profile = Profile(NODES, [[(10, 20)], [(5, 8)], []])

@@ -134,3 +134,22 @@ def test_best_subset_and_milp_agree_that_an_unreachable_budget_has_no_subset():
     budget = 0.99 * float(np.sort(costs)[:8].sum())
     assert milp_best_value(values, costs, 8, budget) is None
     assert best_subset(values, costs, 8, budget) is None
+
+
+def test_a_floor_keeps_the_best_subset_only_when_it_is_worth_more_than_the_floor():
+    """Branch and bound: with ``floor`` below the optimum the optimum is returned as without
+    one; at or above it, None (the floor only prunes, it never changes a result)."""
+    rng = np.random.default_rng(20180904)
+    checked = 0
+    for _ in range(400):
+        values, costs, count, budget = random_instance(rng)
+        best = brute_force_best_value(list(values), list(costs), count, budget)
+        if best is None or count == 0:
+            continue
+        free = best_subset(values, costs, count, budget)
+        for floor in (best - 1.0, best - 1e-6, float(rng.uniform(best - 30, best))):
+            assert best_subset(values, costs, count, budget, floor) == free, (floor, best)
+        for floor in (best, best + 1e-6):
+            assert best_subset(values, costs, count, budget, floor) is None, (floor, best)
+        checked += 1
+    assert checked > 150

@@ -8,6 +8,7 @@ from functools import cache
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 from random_instances import random_instance, window_value
 from reference_window_search import ALL, reference_search_all
 
@@ -90,7 +91,7 @@ POLICIES = [
 
 
 @pytest.mark.parametrize("spec", POLICIES, ids=lambda s: build_criterion(s).label)
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6))
 def test_every_window_is_a_valid_allocation_of_the_request(spec, seed):
     profile, request = random_instance(seed)
@@ -115,7 +116,7 @@ def test_every_window_is_a_valid_allocation_of_the_request(spec, seed):
 
 
 @pytest.mark.parametrize("spec", POLICIES, ids=lambda s: build_criterion(s).label)
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(seed=st.integers(0, 10**6))
 def test_every_criterion_finds_a_window_exactly_when_first_fit_does(spec, seed):
     # Every criterion searches the same set of feasible windows, so all of them find one or
@@ -126,7 +127,7 @@ def test_every_criterion_finds_a_window_exactly_when_first_fit_does(spec, seed):
     assert (window is None) == (first_fit is None), request
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 10**6))
 def test_multiple_best_alternatives_never_share_a_node_at_the_same_time(seed):
     profile, request = random_instance(seed)

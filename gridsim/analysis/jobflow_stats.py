@@ -16,6 +16,9 @@ Definitions (times in simulation time units, cost in money units):
 * ``total_cost``/``mean_cost``: sum and mean of job costs (runtime times the nodes' prices).
 * ``utilisation``: job node-time over the node-time not taken by local load in
   ``[first arrival, last finish]``.
+* ``jobs_rejected_too_wide``: jobs no window fits because they ask for more nodes than the
+  environment has; ``jobs_rejected_no_window``: the other rejected jobs (too few nodes fast
+  enough, or every window over budget).
 * ``finish_advantage_pct``: ``100 * (baseline - policy) / baseline`` of ``mean_finish``, paired
   on the same instance [TY20, Fig. 3-4]; positive means earlier than the baseline.
 
@@ -30,6 +33,8 @@ Dependability (docs/model.md, "Faults"), over the jobs that got a reservation (n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -41,7 +46,7 @@ RUN_METRICS = [
     "total_cost",
     "mean_cost", "utilisation", "jobs_finished", "jobs_not_finished", "delayed_jobs",
     "disturbed_share", "mean_start_delay", "lost_work", "retries", "jobs_failed",
-    "total_cost_with_losses",
+    "total_cost_with_losses", "jobs_rejected_too_wide", "jobs_rejected_no_window",
 ]  # fmt: skip
 
 
@@ -67,7 +72,8 @@ def run_metrics(
     available = n_nodes * makespan - local_time
     job_time = float((job_tasks["end"] - job_tasks["start"]).sum())
     nan = float("nan")
-    planned = jobs[jobs["final_state"] != "rejected"]
+    rejected = jobs["final_state"] == "rejected"
+    planned = jobs[~rejected]
     start_delay = (ran["start"] - ran["first_promised_start"]).clip(lower=0)
     return {
         "mean_finish": float(ran["finish"].mean()) if len(ran) else nan,
@@ -87,41 +93,53 @@ def run_metrics(
         "retries": int(jobs["retries"].sum()),
         "jobs_failed": int((jobs["final_state"] == "failed").sum()),
         "total_cost_with_losses": float(ran["cost"].sum() + jobs["lost_cost"].sum()),
+        "jobs_rejected_too_wide": int((rejected & (jobs["n"] > n_nodes)).sum()),
+        "jobs_rejected_no_window": int((rejected & (jobs["n"] <= n_nodes)).sum()),
     }
 
 
 def add_advantage(
-    runs: pd.DataFrame, baseline: str, metric: str = "mean_finish", column: str | None = None
+    runs: pd.DataFrame,
+    baseline: str,
+    metric: str = "mean_finish",
+    column: str | None = None,
+    axes: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """``runs`` with ``100 * (baseline - policy) / baseline`` of ``metric`` per instance.
 
     Positive means smaller than the baseline (better for times and costs). Instances are
     identified by ``replication`` and the columns of
-    :func:`gridsim.analysis.stats.comparison_keys` (``run``, ``queue_size``, ``goal``).
+    :func:`gridsim.analysis.stats.comparison_keys` (``run``, swept fields ``axes``,
+    ``queue_size``, ``goal``).
     """
     column = column or f"{metric.removeprefix('mean_')}_advantage_pct"
-    keys = [*comparison_keys(runs), "replication"]
-    base = runs[runs["policy"] == baseline].set_index(keys)[metric]
+    keys = [*comparison_keys(runs, axes), "replication"]
+    base = runs.loc[runs["policy"] == baseline, [*keys, metric]]
     if base.empty:
         raise ValueError(f"baseline policy {baseline!r} is not in the results")
-    reference = runs.set_index(keys).index.map(base)
+    # A merge, not an index lookup: a swept field may be missing (null) at some points.
+    reference = runs[keys].merge(base, on=keys, how="left")[metric].to_numpy(dtype=float)
     out = runs.copy()
-    out[column] = 100.0 * (reference.to_numpy(dtype=float) - out[metric]) / reference
+    out[column] = 100.0 * (reference - out[metric].to_numpy(dtype=float)) / reference
     return out
 
 
 def relative_advantage(
-    runs: pd.DataFrame, baseline: str, metric: str = "mean_finish"
+    runs: pd.DataFrame,
+    baseline: str,
+    metric: str = "mean_finish",
+    axes: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """Per group (``queue_size``, ...) and policy: the mean paired advantage over ``baseline``
-    in % (:func:`add_advantage`), its 95% half-width ``ci95`` and the number of ``runs``.
+    """Per group (swept fields, ``queue_size``, ...) and policy: the mean paired advantage
+    over ``baseline`` in % (:func:`add_advantage`), its 95% half-width ``ci95`` and the
+    number of ``runs``.
 
     This is the curve of [TY20, Fig. 3-4] when the group is the swept queue size.
     """
-    paired = add_advantage(runs, baseline, metric, column="advantage_pct")
-    keys = [*comparison_keys(paired), "policy"]
+    paired = add_advantage(runs, baseline, metric, column="advantage_pct", axes=axes)
+    keys = [*comparison_keys(paired, axes), "policy"]
     rows = []
-    for group, part in paired.groupby(keys, sort=False):
+    for group, part in paired.groupby(keys, sort=False, dropna=False):
         mean, half, count = mean_interval(part["advantage_pct"].to_numpy(dtype=float))
         row = dict(zip(keys, group if isinstance(group, tuple) else (group,), strict=True))
         rows.append({**row, "advantage_pct": mean, "ci95": half, "runs": count})

@@ -236,39 +236,66 @@ def plot_advantage(
     metric: str = "mean_finish",
     over: str = "queue_size",
     title: str = "",
+    axes: Sequence[str] | None = None,
 ) -> Figure:
-    """Mean paired advantage over ``baseline`` (%) against a swept parameter, with 95%
+    """Mean paired advantage over ``baseline`` (%) against a swept field ``over``, with 95%
     interval whiskers, one line per policy (like [TY20, Fig. 3-4]); lines are dodged
     sideways a little so that the whiskers do not hide each other.
 
     The advantage is ``100 (baseline - policy) / baseline`` of ``metric`` on the same
     instance (:func:`gridsim.analysis.jobflow_stats.relative_advantage`): above zero is
-    better than the baseline for times and costs.
+    better than the baseline for times and costs. ``over`` may be any swept field (a numeric
+    column); when the runs hold other swept fields (``axes``, default the dotted columns and
+    ``queue_size``), one panel is drawn per combination of their values, sharing the y axis.
     """
     _require(runs, "plot_advantage", metric=metric, over=over)
-    curves = relative_advantage(runs, baseline, metric)
-    figure = Figure(figsize=(6.0, 4.0), layout="constrained")
-    axes = figure.add_subplot()
-    axes.axhline(0.0, color="black", linewidth=0.8)
+    curves = relative_advantage(runs, baseline, metric, axes)
+    others = [k for k in comparison_keys(runs, axes) if k not in (over, "run")]
+    panels = list(curves.groupby(others, sort=False, dropna=False)) if others else [((), curves)]
+    columns = min(len(panels), 4)
+    rows = -(-len(panels) // columns)
+    size = (6.0, 4.0) if len(panels) == 1 else (1.0 + 4.2 * columns, 0.6 + 3.4 * rows)
+    figure = Figure(figsize=size, layout="constrained")
+    grid = figure.subplots(rows, columns, sharey=True, squeeze=False)
     policies = [p for p in dict.fromkeys(curves["policy"]) if p != baseline]
     styles = policy_styles([baseline, *policies])  # as in a comparison that includes it
-    steps = sorted(curves[over].unique())
+    steps = sorted(curves[over].dropna().unique())
     dodge = 0.012 * (steps[-1] - steps[0] if len(steps) > 1 else 1.0)
-    for index, policy in enumerate(policies):
-        part = curves[curves["policy"] == policy].sort_values(over)
-        offset = (index - (len(policies) - 1) / 2) * dodge
-        axes.errorbar(part[over] + offset, part["advantage_pct"], yerr=part["ci95"].fillna(0),
-                      marker=styles[policy].marker, linestyle=styles[policy].line_style,
-                      capsize=3, label=policy, color=styles[policy].colour, linewidth=1.4,
-                      markersize=5)  # fmt: skip
-    axes.set_xlabel(metric_label(over))
-    axes.set_ylabel(f"advantage over {baseline} (%)")
-    axes.set_xticks(steps)
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize=8)
+    for index, (values, part_curves) in enumerate(panels):
+        axes_ = grid[index // columns][index % columns]
+        axes_.axhline(0.0, color="black", linewidth=0.8)
+        for number, policy in enumerate(policies):
+            part = part_curves[part_curves["policy"] == policy].sort_values(over)
+            offset = (number - (len(policies) - 1) / 2) * dodge
+            axes_.errorbar(part[over] + offset, part["advantage_pct"],
+                           yerr=part["ci95"].fillna(0), marker=styles[policy].marker,
+                           linestyle=styles[policy].line_style, capsize=3, label=policy,
+                           color=styles[policy].colour, linewidth=1.4, markersize=5)  # fmt: skip
+        axes_.set_xlabel(metric_label(over))
+        axes_.set_xticks(steps)
+        axes_.grid(alpha=0.3)
+        if others:
+            values = values if isinstance(values, tuple) else (values,)
+            axes_.set_title(", ".join(f"{_short_name(k)} {v}"
+                                      for k, v in zip(others, values, strict=True)),
+                            fontsize=9)  # fmt: skip
+        if index % columns == 0:
+            axes_.set_ylabel(f"advantage over {baseline} (%)")
+    for index in range(len(panels), rows * columns):
+        grid[index // columns][index % columns].set_visible(False)
+    grid[0][0].legend(fontsize=8)
     runs_count = int(curves["runs"].max())
-    axes.set_title(title or f"{metric}: paired advantage, 95% intervals, {runs_count} replications")
+    heading = title or f"{metric}: paired advantage, 95% intervals, {runs_count} replications"
+    if others:
+        figure.suptitle(heading, fontsize=11)
+    else:
+        grid[0][0].set_title(heading)
     return figure
+
+
+def _short_name(path: str) -> str:
+    """The last part of a dotted field path (a panel title; the full path is in the data)."""
+    return path.rsplit(".", 1)[-1]
 
 
 def plot_samples_over_time(progress: pd.DataFrame, policies: Sequence[str] | None = None) -> Figure:

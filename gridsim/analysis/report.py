@@ -6,7 +6,8 @@ combined into one comparison (:func:`gridsim.analysis.results.load_results`); ea
 its own section. For each section:
 
 * means with 95% Student-t intervals per policy (and queue size or goal);
-* paired comparisons of every policy against the first policy, on the same replications
+* paired comparisons of every policy against the baseline (the scenario's ``baseline``, else
+  the first policy, as ``gridsim run`` and the figures), on the same replications
   (:func:`gridsim.analysis.stats.paired_comparison`): mean difference ``policy - baseline``,
   its 95% interval and the number of replications paired;
 * figures: comparison bars; for job flows the advantage curve over the queue size and the
@@ -19,15 +20,22 @@ HTML say the same thing.
 from __future__ import annotations
 
 import html
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 
 from gridsim.analysis import plots
-from gridsim.analysis.results import Results, load_results, select_run
+from gridsim.analysis.results import (
+    Results,
+    ResultsError,
+    has_runs,
+    load_results,
+    read_manifest,
+    select_run,
+)
 from gridsim.analysis.stats import comparison_keys, paired_against_baseline, policy_means
 
 #: Metrics in the means table, per scenario kind.
@@ -38,7 +46,7 @@ REPORT_METRICS = {
     "batch": ["total_time", "total_cost", "alternatives_per_job"],
     "cloud": ["makespan_s", "samples_completed", "failed_tasks", "mean_pilots"],
 }  # fmt: skip
-#: Metrics compared pair by pair against the first policy.
+#: Metrics compared pair by pair against the baseline.
 PAIRED_METRICS = {
     "jobflow": ["mean_finish", "mean_cost"],
     "window_search": ["finish", "cost", "Q"],
@@ -54,6 +62,29 @@ BAR_METRICS = {
 }
 
 
+#: Metric of the advantage curves over each swept field, per scenario kind.
+ADVANTAGE_METRICS = {"jobflow": "mean_finish", "window_search": "cost", "cloud": "makespan_s"}
+
+
+def advantage_fields(runs: pd.DataFrame, axes: list[str] | None) -> list[str]:
+    """Swept numeric fields with several values: one advantage figure over each."""
+    fields = comparison_keys(runs, axes)
+    return [
+        f for f in fields
+        if f not in ("run", "goal") and pd.api.types.is_numeric_dtype(runs[f])
+        and runs[f].dropna().nunique() > 1
+    ]  # fmt: skip
+
+
+def first_point(table: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
+    """The rows of the grid's first point (every swept field at its first value)."""
+    for axis in axes:
+        if axis in table.columns and axis != "queue_size":
+            first = table[axis].iloc[0]
+            table = table[table[axis].isna() if pd.isna(first) else table[axis] == first]
+    return table
+
+
 @dataclass(frozen=True)
 class Block:
     """One piece of the document: ``heading``, ``text``, ``table`` or ``image``."""
@@ -66,14 +97,26 @@ class Block:
 def write_report(folders: list[Path], out_dir: Path) -> Path:
     """Write ``report.md``, ``report.html`` and the figures to ``out_dir``; return the
     Markdown path."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     by_kind: dict[str, list[Path]] = {}
-    for folder in folders:
-        kind = json.loads((Path(folder) / "metadata.json").read_text())["kind"]
-        by_kind.setdefault(kind, []).append(Path(folder))
+    manifests = {Path(folder): read_manifest(Path(folder)) for folder in folders}
+    for folder, manifest in manifests.items():
+        by_kind.setdefault(str(manifest.get("kind")), []).append(folder)
+    out_dir.mkdir(parents=True, exist_ok=True)
     blocks = [Block("heading", "gridsim report", 1)]
-    for paths in by_kind.values():
-        blocks += section(load_results(*paths), out_dir)
+    for kind, paths in by_kind.items():
+        empty = [path for path in paths if not has_runs(path)]
+        for path in empty:  # a run stopped before its first replication finished
+            manifest = manifests[path]
+            error = f": {manifest['error']}" if manifest.get("error") else ""
+            blocks += [Block("heading", f"{kind}: {manifest.get('scenario')}"),
+                       Block("text", f"`{path}`: no replication finished (status "
+                                     f"{manifest.get('status')}{error}).")]  # fmt: skip
+        if len(empty) < len(paths):
+            try:
+                results = load_results(*[p for p in paths if p not in empty])
+            except ValueError as error:  # folders of one experiment that hold a cell twice
+                raise ResultsError(str(error)) from None
+            blocks += section(results, out_dir)
     markdown = render_markdown(blocks)
     (out_dir / "report.md").write_text(markdown)
     (out_dir / "report.html").write_text(render_html(blocks))
@@ -95,8 +138,8 @@ def section(results: Results, out_dir: Path) -> list[Block]:
     """The blocks describing one kind's results (figures are written to ``out_dir``)."""
     kind = results.kind
     runs = _comparable(kind, results.runs)
-    keys = comparison_keys(runs)
-    baseline = results.policies[0]
+    keys = comparison_keys(runs, results.axes or None)
+    baseline = results.baseline
     blocks = [Block("heading", f"{kind}: {', '.join(m['scenario'] for m in results.metadata)}")]
     for meta in results.metadata:
         blocks.append(Block("text", (
@@ -105,6 +148,11 @@ def section(results: Results, out_dir: Path) -> list[Block]:
             f"replications ({meta['status']}), gridsim {meta['gridsim_version']}, "
             f"commit {str(meta.get('git_commit') or 'unknown')[:10]}."
         )))  # fmt: skip
+    blocks += not_done(results)
+    if runs.empty:
+        why = " (a job without an alternative, or no combination meeting the goal's limit, in " \
+              "every cycle)" if kind == "batch" else ""  # fmt: skip
+        return [*blocks, Block("text", f"No run can be compared{why}.")]
     metrics = [m for m in REPORT_METRICS.get(kind, []) if m in runs.columns]
     blocks += [Block("heading", "Means with 95% intervals", 3),
                Block("table", means_table(runs, metrics, keys))]  # fmt: skip
@@ -121,6 +169,18 @@ def section(results: Results, out_dir: Path) -> list[Block]:
         ]  # fmt: skip
     blocks += [Block("heading", "Figures", 3), *figures(results, runs, kind, baseline, out_dir)]
     return blocks
+
+
+def not_done(results: Results) -> list[Block]:
+    """What the runs could not do, per policy (``rejections`` of each folder's metadata)."""
+    from gridsim.experiments.rejections import describe
+
+    lines = [f"`{meta['folder']}`: {describe(row)}." if len(results.metadata) > 1
+             else f"{describe(row)}."
+             for meta in results.metadata for row in meta.get("rejections") or []]  # fmt: skip
+    if not lines:
+        return []
+    return [Block("heading", "Not done", 3), *(Block("text", line) for line in lines)]
 
 
 def _cell(mean: float, half: float) -> str:
@@ -144,7 +204,7 @@ def means_table(runs: pd.DataFrame, metrics: list[str], keys: list[str]) -> pd.D
 def paired_table(paired: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """The paired comparisons as text: difference, interval ``[low, high]``, replications."""
     rows = []
-    for row in paired.itertuples(index=False):
+    for row in (SimpleNamespace(**r) for r in paired.to_dict("records")):
         mean, half = row.difference_mean, row.difference_ci95
         interval = "-" if math.isnan(half) else f"[{mean - half:.4g}, {mean + half:.4g}]"
         relative = "-" if math.isnan(row.relative_mean) else (
@@ -152,7 +212,7 @@ def paired_table(paired: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
             + ("" if math.isnan(row.relative_ci95) else f" ± {100 * row.relative_ci95:.2f}%")
         )  # fmt: skip
         rows.append({
-            **{key: getattr(row, key) for key in keys},
+            **{key: vars(row)[key] for key in keys},
             "metric": row.metric,
             "policy": row.policy,
             "baseline": row.baseline,
@@ -174,13 +234,17 @@ def figures(
         if metric in runs.columns and runs[metric].notna().any():
             drawn.append((f"{prefix}-{metric}.png", plots.plot_comparison(runs, metric),
                           f"{metric} per policy, mean and 95% interval"))  # fmt: skip
-    if kind == "jobflow" and "queue_size" in runs.columns and "run" not in runs.columns:
-        # The scenario's own baseline (BFfinish in the paper's Fig. 3-4), else the first policy.
-        reference = results.metadata[0].get("scenario_resolved", {}).get("baseline", baseline)
-        drawn.append((f"{prefix}-advantage.png", plots.plot_advantage(runs, reference),
-                      f"mean finish time advantage over {reference} by queue size"))  # fmt: skip
+    if "run" not in runs.columns and kind in ADVANTAGE_METRICS:
+        reference = baseline  # the scenario's (BFfinish in the paper's Fig. 3-4), else the first
+        metric = ADVANTAGE_METRICS[kind]
+        axes = results.axes or None
+        for over in advantage_fields(runs, axes):
+            drawn.append((f"{prefix}-advantage-{over.replace('.', '-')}.png"
+                          if over != "queue_size" else f"{prefix}-advantage.png",
+                          plots.plot_advantage(runs, reference, metric, over, axes=axes),
+                          f"{metric} advantage over {reference} by {over}"))  # fmt: skip
     if kind == "jobflow" and not results.tasks.empty:
-        tasks = results.tasks
+        tasks = first_point(results.tasks, results.axes)
         first = {"policy": baseline, "replication": int(tasks["replication"].min())}
         if "queue_size" in tasks.columns:
             first["queue_size"] = int(tasks["queue_size"].min())

@@ -75,8 +75,17 @@ class Results:
 
     @property
     def policies(self) -> list[str]:
-        """Policies in the order the scenario lists them (first = baseline of comparisons)."""
+        """Policies in the order the scenario lists them."""
         return list(dict.fromkeys(self.runs["policy"])) if "policy" in self.runs else []
+
+    @property
+    def baseline(self) -> str | None:
+        """The policy comparisons are made against: the scenario's ``baseline`` (job flows),
+        else the first policy (:func:`gridsim.analysis.stats.baseline_policy`)."""
+        from gridsim.analysis.stats import baseline_policy
+
+        scenario = self.metadata[0].get("scenario_resolved", {}) if self.metadata else {}
+        return baseline_policy(scenario.get("baseline"), self.policies)
 
 
 def load_results(*folders: str | Path) -> Results:
@@ -136,6 +145,34 @@ def load_table(folder: str | Path, name: str) -> pd.DataFrame | None:
     return pd.read_parquet(file) if file.exists() else None
 
 
+class ResultsError(ValueError):
+    """A folder that cannot be read as gridsim results; the one-line message names it."""
+
+
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """A results folder's ``metadata.json``; ResultsError if it is missing or unreadable."""
+    path = folder / "metadata.json"
+    try:
+        manifest = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ResultsError(f"{folder}: not a gridsim results folder (no metadata.json)") from None
+    except (OSError, ValueError) as error:
+        raise ResultsError(f"{path}: unreadable ({error})") from None
+    if not isinstance(manifest, dict) or "kind" not in manifest:
+        raise ResultsError(f"{path}: not the metadata of a gridsim run (no kind)")
+    return manifest
+
+
+def has_runs(folder: str | Path) -> bool:
+    """Whether a results folder holds a runs table (a run stopped before its first
+    replication finished has none)."""
+    try:
+        _manifest(Path(folder))
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def _results(tables: dict[str, pd.DataFrame], metadata: list[dict[str, Any]]) -> Results:
     named = {name: tables.pop(name) for name in NAMED_TABLES if name in tables}
     return Results(**named, extra=tables, metadata=metadata)
@@ -181,7 +218,9 @@ def _store_tables(paths: list[Path], sources: list, manifest: dict[str, Any]) ->
     names = list(dict.fromkeys(n for path in paths for n in table_names(path)))
     tables = {name: read_table(sources, name) for name in names}
     module = KINDS[manifest["kind"]].load()
-    tables.update(derived_tables(module, tables["runs"], tuple(manifest.get("axes", []))))
+    baseline = manifest.get("scenario_resolved", {}).get("baseline")
+    tables.update(derived_tables(module, tables["runs"], tuple(manifest.get("axes", [])),
+                                 baseline))  # fmt: skip
     return tables
 
 
@@ -204,19 +243,22 @@ def select_run(
     queue_size: int | None = None,
     run: str | None = None,
     what: str = "rows",
+    point: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """The rows of one simulation (a ``jobs`` or ``tasks`` table of one run).
 
-    Filters on each given value; a column the table lacks is ignored. Raises ValueError
-    naming the value that matches nothing (``what`` names the rows: "tasks", "jobs"), or
-    the choices when several runs still match.
+    Filters on each given value (``point``: swept field -> value, e.g. a point of
+    ``Results.metadata[0]["points"]``); a column the table lacks is ignored. Raises
+    ValueError naming the value that matches nothing (``what`` names the rows: "tasks",
+    "jobs"), or the choices when several runs still match.
     """
     chosen = table
-    for column, value in (("run", run), ("policy", policy), ("replication", replication),
-                          ("queue_size", queue_size)):  # fmt: skip
-        if value is None or column not in chosen.columns:
+    given = [(c, v) for c, v in (("run", run), ("policy", policy), ("replication", replication),
+                                 ("queue_size", queue_size)) if v is not None]  # fmt: skip
+    for column, value in [*given, *(point or {}).items()]:
+        if column not in chosen.columns:
             continue
-        matching = chosen[chosen[column] == value]
+        matching = chosen[chosen[column].isna() if value is None else chosen[column] == value]
         if matching.empty:
             present = ", ".join(map(str, pd.unique(chosen[column])))
             raise ValueError(f"no {what} with {column} = {value!r} (present: {present})")
@@ -225,4 +267,8 @@ def select_run(
         if column in chosen.columns and chosen[column].nunique() > 1:
             values = sorted(chosen[column].unique().tolist())
             raise ValueError(f"several runs match: choose --{column.replace('_', '-')} {values}")
+    for column in (c for c in chosen.columns if "." in str(c)):
+        if chosen[column].nunique(dropna=False) > 1:
+            values = chosen[column].drop_duplicates().tolist()
+            raise ValueError(f"several runs match: choose --point (swept {column}: {values})")
     return chosen

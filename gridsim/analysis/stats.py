@@ -70,7 +70,7 @@ def summarise_by(table: pd.DataFrame, by: str | list[str], metrics: Sequence[str
     """
     keys = [by] if isinstance(by, str) else list(by)
     rows = []
-    for group, part in table.groupby(keys, sort=False):
+    for group, part in table.groupby(keys, sort=False, dropna=False):
         row = dict(zip(keys, group if isinstance(group, tuple) else (group,), strict=True))
         row["runs"] = len(part)
         for metric in metrics:
@@ -79,6 +79,15 @@ def summarise_by(table: pd.DataFrame, by: str | list[str], metrics: Sequence[str
             row[f"{metric}_ci95"] = half
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def baseline_policy(baseline: str | None, policies: Sequence[str]) -> str | None:
+    """The policy every comparison is made against -- in the console, ``paired`` tables,
+    reports and figures alike: the scenario's ``baseline`` when it is one of ``policies``,
+    else the first policy listed (None without policies)."""
+    if baseline is not None and baseline in policies:
+        return baseline
+    return str(policies[0]) if len(policies) else None
 
 
 def paired_comparison(
@@ -91,11 +100,12 @@ def paired_comparison(
     and the mean relative difference ``policy / baseline - 1``.
     """
     index = ["replication", *keys]
-    table = runs.pivot_table(index=index, columns="policy", values=metric, sort=False)
+    table = runs.pivot_table(index=index, columns="policy", values=metric, sort=False,
+                             dropna=False)  # fmt: skip
     if baseline not in table.columns:
         raise ValueError(f"baseline policy {baseline!r} is not in the results")
     rows = []
-    groups = table.groupby(level=list(keys), sort=False) if keys else [((), table)]
+    groups = table.groupby(level=list(keys), sort=False, dropna=False) if keys else [((), table)]
     for group, part in groups:
         group = group if isinstance(group, tuple) else (group,)
         for policy in part.columns:
@@ -125,14 +135,24 @@ def paired_comparison(
 GROUP_COLUMNS = ("run", "queue_size", "goal")
 
 
-def comparison_keys(runs: pd.DataFrame) -> list[str]:
+def swept_columns(runs: pd.DataFrame) -> list[str]:
+    """Columns of a sweep's point values: those named by a dotted field path
+    (``environment.local_load.max_utilisation``), as a grid names them."""
+    return [str(c) for c in runs.columns if "." in str(c)]
+
+
+def comparison_keys(runs: pd.DataFrame, axes: Sequence[str] | None = None) -> list[str]:
     """The columns of ``runs`` that, with ``replication``, identify one instance.
 
-    ``queue_size`` and ``goal`` when present. ``run`` (several results folders combined)
-    only when some policy appears in more than one folder; folders with disjoint policies
-    (say one folder per policy, same seed) are paired on ``replication`` across folders.
+    The swept fields (``axes``, default :func:`swept_columns`; ``Results.axes`` names them
+    all), then ``queue_size`` and ``goal`` when present. ``run`` (several results folders
+    combined) only when some policy appears in more than one folder; folders with disjoint
+    policies (say one folder per policy, same seed) are paired on ``replication`` across
+    folders.
     """
-    keys = [c for c in GROUP_COLUMNS[1:] if c in runs.columns]
+    swept = swept_columns(runs) if axes is None else list(axes)
+    keys = [c for c in swept if c in runs.columns]
+    keys += [c for c in GROUP_COLUMNS[1:] if c in runs.columns and c not in keys]
     if "run" in runs.columns:
         folders_per_policy = runs.groupby("policy", sort=False)["run"].nunique()
         if (folders_per_policy > 1).any():
@@ -142,7 +162,7 @@ def comparison_keys(runs: pd.DataFrame) -> list[str]:
 
 def policy_means(
     runs: pd.DataFrame, metrics: Sequence[str], keys: Sequence[str] | None = None
-) -> pd.DataFrame:
+) -> pd.DataFrame:  # keys: default comparison_keys(runs)
     """Per group and policy: ``runs``, ``<metric>_mean`` and ``<metric>_ci95``.
 
     ``keys`` defaults to :func:`comparison_keys`; metrics absent from ``runs`` are skipped.

@@ -15,6 +15,7 @@ import pandas as pd
 from gridsim.analysis.stats import confidence_half_width, summarise_by
 from gridsim.cloud.config import CloudScenario, policy_label
 from gridsim.cloud.simulation import OUTCOME_OK, RunRecord, simulate
+from gridsim.experiments.rejections import Count
 
 __all__ = [
     "CloudScenario",
@@ -30,6 +31,10 @@ DISPLAY_METRICS = ["makespan_s", "samples_completed", "tasks", "failed_tasks", "
 #: `gridsim run` compares every policy with the first on this metric, replication by
 #: replication ([RRM, Sec. 5.2] reports how much longer runs without DyTSS last).
 PAIRED_METRIC = "makespan_s"
+#: What a run can fail to do, counted under the summary (:mod:`gridsim.experiments.rejections`).
+REJECTIONS = (
+    Count("finished", None, "runs unfinished", "samples were left at framework.horizon_s"),
+)
 
 
 def replication_seeds(

@@ -115,7 +115,7 @@ class DaskExecutor:
             workers = _count(address.removeprefix("local:"), address)
             self._cluster = LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=processes,
-                dashboard_address=None, death_timeout=5, silence_logs=50,
+                dashboard_address=None, death_timeout=60, silence_logs=50,
             )  # fmt: skip
             self._client = Client(self._cluster)
         else:
@@ -149,16 +149,26 @@ def open_executor(jobs: int | None, cluster: str | None, tasks: int) -> ChunkExe
     """The executor for ``--jobs`` / ``--cluster`` (default: one process per core, or this
     process alone for one worker or one chunk)."""
     if cluster:
-        if not (cluster.startswith("local:") or "://" in cluster):
-            raise ExecutorError(
-                f"--cluster {cluster!r}: expected local:N or a scheduler address "
-                "such as tcp://host:8786"
-            )
+        check_cluster(cluster)
         return DaskExecutor(cluster)
     workers = jobs or os.cpu_count() or 1
     if workers == 1 or tasks <= 1:
         return SerialExecutor()
     return ProcessExecutor(min(workers, tasks))
+
+
+def check_cluster(address: str) -> None:
+    """ExecutorError unless ``address`` is ``local:N`` (N >= 1) or a scheduler address and
+    Dask is installed (checked before anything is started or written)."""
+    import importlib.util
+
+    if address.startswith("local:"):
+        _count(address.removeprefix("local:"), address)
+    elif "://" not in address:
+        raise ExecutorError(f"--cluster {address!r}: expected local:N or a scheduler address "
+                            "such as tcp://host:8786")  # fmt: skip
+    if importlib.util.find_spec("distributed") is None:
+        raise ExecutorError("--cluster needs Dask: pip install 'gridsim-sched[cluster]'")
 
 
 def _count(text: str, address: str) -> int:

@@ -312,9 +312,12 @@ def _resolved(model: Any, document: dict[str, Any]) -> dict[str, Any]:
 
 def _validate_point(model: Any, document: dict[str, Any], values: dict[str, Any]) -> Any:
     from gridsim.config import validate
+    from gridsim.experiments.feasibility import check_feasible
 
     try:
-        return validate(model, document)
+        scenario = validate(model, document)
+        check_feasible(scenario)
+        return scenario
     except ScenarioError as error:
         if not values:
             raise

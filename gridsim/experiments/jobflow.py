@@ -1,5 +1,5 @@
 """Scenario kind ``jobflow``: a job flow under conservative backfilling, one run per policy
-[TY20, Sec. 4.2].
+[TY20, Sec. 4.2]; ``scheduler`` may name FCFS, EASY or a plugin planner instead.
 
 Consumes a :class:`JobFlowScenario`; per replication and queue size it draws one instance
 (nodes, local load, jobs, runtime factors, arrival draws) and simulates every policy on that
@@ -33,16 +33,26 @@ from pydantic import Field, field_validator, model_validator
 from gridsim.analysis.jobflow_stats import RUN_METRICS, add_advantage, run_metrics
 from gridsim.analysis.stats import summarise_by
 from gridsim.config import Range, ScenarioBase, Strict
+from gridsim.experiments.rejections import Count
 from gridsim.experiments.window_search import EnvironmentConfig, LoadConfig
 from gridsim.faults.config import FaultsConfig
 from gridsim.faults.draws import draw_faults, instance_fault_seed
 from gridsim.scheduling.backfilling import Job
+from gridsim.scheduling.queue_policies import SchedulerSpec
 from gridsim.selection.criteria import CriterionError, PolicySpecs, build_criterion
 from gridsim.sim.engine import Instance, simulate
 from gridsim.sim.fault_engine import simulate_with_faults
 from gridsim.workloads.environment import generate_environment
 
 METRICS = [*RUN_METRICS, "finish_advantage_pct", "sim_time_s"]
+#: What a run can fail to do, counted under the summary (:mod:`gridsim.experiments.rejections`).
+REJECTIONS = (
+    Count("jobs_rejected_too_wide", "queue_size", "jobs rejected", "wider than the machine"),
+    Count("jobs_rejected_no_window", "queue_size", "jobs rejected",
+          "no window fits (too few nodes fast enough, or over budget)"),
+    Count("jobs_failed", "queue_size", "jobs failed",
+          "killed by faults more often than the retry limit allows"),
+)  # fmt: skip
 #: Columns `gridsim run` prints (all of METRICS are in summary.csv).
 DISPLAY_METRICS = ["mean_finish", "finish_advantage_pct", "makespan", "mean_wait",
                    "mean_bounded_slowdown", "mean_cost", "utilisation"]  # fmt: skip
@@ -120,6 +130,7 @@ class JobFlowScenario(ScenarioBase):
     arrivals: ArrivalsConfig = ArrivalsConfig()
     queue_sizes: list[int] = Field(min_length=1)
     priority: Literal["fcfs", "sjf"] = "fcfs"
+    scheduler: SchedulerSpec = "conservative"
     policies: PolicySpecs
     baseline: str = "BFfinish"
     slowdown_threshold: float = Field(10.0, gt=0)
@@ -144,7 +155,7 @@ class JobFlowScenario(ScenarioBase):
     def _consistent(self) -> JobFlowScenario:
         labels = [c.label for c in self.criteria()]
         if self.baseline not in labels:
-            raise ValueError(f"baseline {self.baseline!r} is not one of the policies {labels}")
+            raise ValueError(f"baseline: {self.baseline!r} is not one of the policies {labels}")
         times = self.arrivals.times
         if self.arrivals.model == "list" and times and len(times) < max(self.queue_sizes):
             raise ValueError(f"arrivals.times has {len(times)} times, fewer than the queue")
@@ -153,6 +164,11 @@ class JobFlowScenario(ScenarioBase):
         except CriterionError as error:
             raise ValueError(f"arrivals.reference_policy: {error}") from None
         self.faults.check_nodes(self.environment.nodes)
+        if self.faults.enabled and self.scheduler != "conservative":
+            raise ValueError(
+                f"scheduler {self.scheduler!r} does not take faults: only conservative "
+                "backfilling re-plans around them (docs/model.md, Faults)"
+            )
         return self
 
     def criteria(self):
@@ -245,7 +261,7 @@ def run_replication(
         for criterion in scenario.criteria():
             began = time.perf_counter()
             if faults is None:
-                trace = simulate(instance, criterion, scenario.priority)
+                trace = simulate(instance, criterion, scenario.priority, scenario.scheduler)
             else:
                 trace = simulate_with_faults(instance, criterion, faults, scenario.priority)
             elapsed = time.perf_counter() - began

@@ -39,8 +39,10 @@ KINDS: dict[str, Kind] = {
 
 def scenario_model(kind_name: Any) -> Any:
     """The scenario model of a kind; ScenarioError naming the known kinds otherwise."""
-    if kind_name not in KINDS:
-        known = ", ".join(sorted(KINDS))
+    known = ", ".join(sorted(KINDS))
+    if kind_name is None:
+        raise ScenarioError(f"kind: missing (required): one of {known}")
+    if not isinstance(kind_name, str) or kind_name not in KINDS:
         raise ScenarioError(f"kind: expected one of {known}, got {kind_name!r}")
     try:
         return KINDS[kind_name].scenario_model()

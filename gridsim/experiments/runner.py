@@ -37,12 +37,13 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 import gridsim
-from gridsim.analysis.stats import paired_comparison
+from gridsim.analysis.stats import baseline_policy, paired_comparison
 from gridsim.experiments import cells as cell_sets
 from gridsim.experiments.cells import Chunk
 from gridsim.experiments.executors import ChunkExecutor, open_executor
 from gridsim.experiments.grid import Experiment, experiment_of
 from gridsim.experiments.kinds import kind_module
+from gridsim.experiments.rejections import rejection_rows
 from gridsim.experiments.store import (
     STORE_FORMAT,
     FolderStore,
@@ -305,7 +306,8 @@ def _finish(experiment: Experiment, store: Any, entry: dict[str, Any], status: s
     names = store.table_names()
     runs = store.table("runs") if "runs" in names else pd.DataFrame()
     summary = summarise_points(module, runs, experiment.axes)
-    derived = derived_tables(module, runs, experiment.axes)
+    derived = derived_tables(module, runs, experiment.axes,
+                             getattr(experiment.scenario, "baseline", None))  # fmt: skip
     done = store.done()
     planned = {p.index for p in experiment.points}
     completed = min((len(done.get(p, ())) for p in planned), default=0)
@@ -324,6 +326,7 @@ def _finish(experiment: Experiment, store: Any, entry: dict[str, Any], status: s
         replications_requested=requested,
         replications_completed=completed,
         tables=sorted({*names, *derived}),
+        rejections=rejection_rows(getattr(module, "REJECTIONS", ()), runs, experiment.axes),
     )
     if isinstance(store, FolderStore):
         summary.to_csv(store.path / "summary.csv", index=False)
@@ -365,13 +368,17 @@ def summarise_points(module: Any, runs: pd.DataFrame, axes: tuple[str, ...]) -> 
     return pd.concat(parts, ignore_index=True)
 
 
-def derived_tables(module: Any, runs: pd.DataFrame, axes: tuple[str, ...]) -> dict[str, Any]:
-    """``paired``: every policy against the first on the kind's ``PAIRED_METRIC``, per point."""
+def derived_tables(
+    module: Any, runs: pd.DataFrame, axes: tuple[str, ...], baseline: str | None = None
+) -> dict[str, Any]:
+    """``paired``: every policy against the scenario's ``baseline`` (else the first policy)
+    on the kind's ``PAIRED_METRIC``, per point."""
     metric = getattr(module, "PAIRED_METRIC", None)
     if not metric or runs.empty or runs["policy"].nunique() < 2:
         return {}
     keys = [a for a in axes if a in runs.columns]
-    return {"paired": paired_comparison(runs, metric, str(runs["policy"].iloc[0]), keys)}
+    reference = baseline_policy(baseline, list(dict.fromkeys(runs["policy"])))
+    return {"paired": paired_comparison(runs, metric, str(reference), keys)}
 
 
 def new_manifest(experiment: Experiment, seed: int) -> dict[str, Any]:

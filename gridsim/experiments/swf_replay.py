@@ -41,17 +41,34 @@ from pydantic import Field, field_validator
 from gridsim.analysis.jobflow_metrics import job_metrics, jobflow_summary, per_user_summary
 from gridsim.analysis.stats import summarise_by
 from gridsim.config import ScenarioBase, Strict
+from gridsim.experiments.rejections import Count
 from gridsim.scheduling.log_schedulers import ALGORITHMS
 from gridsim.selection.criteria import CriterionError, build_criterion
 from gridsim.sim.log_replay import node_intervals, replay_log
 from gridsim.workloads.platform import LogPlatform, LogPlatformConfig, log_platform
-from gridsim.workloads.swf import SwfLog, SwfMapping, bundled_swf, read_swf
+from gridsim.workloads.swf import DROP_REASONS, SwfLog, SwfMapping, bundled_swf, read_swf
 
 SchedulerName = Literal["fcfs", "easy", "conservative"]
 METRICS = [
     "jobs", "mean_wait_time", "mean_response_time", "mean_slowdown", "mean_bounded_slowdown",
     "utilisation", "makespan", "killed_jobs", "total_cost", "peak_processors", "replay_time_s",
 ]  # fmt: skip
+#: Why jobs of a log are dropped on reading (:data:`~gridsim.workloads.swf.DROP_REASONS`).
+DROP_WHY = {
+    "unknown_submit_time": "unknown submit time",
+    "cancelled_before_start": "cancelled before they started",
+    "non_positive_run_time": "run time zero or negative",
+    "non_positive_processors": "no processor count",
+    "larger_than_machine": "wider than the machine",
+}
+#: What a run can fail to do, counted under the summary (:mod:`gridsim.experiments.rejections`).
+REJECTIONS = (
+    Count("malformed_lines_skipped", "log_job_lines", "log lines skipped", "malformed",
+          same_for_every_policy=True),
+    *(Count(f"dropped_{reason}", "log_job_lines", "jobs dropped from the log", why,
+            same_for_every_policy=True)
+      for reason, why in DROP_WHY.items()),
+)  # fmt: skip
 #: Columns `gridsim run` prints (all of METRICS are in summary.csv).
 DISPLAY_METRICS = [
     "mean_wait_time", "mean_response_time", "mean_slowdown", "mean_bounded_slowdown",
@@ -111,7 +128,12 @@ def load_log(scenario: SwfReplayScenario) -> SwfLog:
         jobs = log.jobs.iloc[: scenario.workload.max_jobs].reset_index(drop=True)
         log = dataclasses.replace(log, jobs=jobs)
     if len(log.jobs) == 0:
-        raise ValueError(f"{scenario.workload.source()}: no job to replay")
+        report = log.report
+        dropped = ", ".join(f"{count} {reason}" for reason, count in report.dropped.items()
+                            if count)  # fmt: skip
+        why = f", {report.jobs_dropped} dropped: {dropped}" if dropped else ""
+        raise ValueError(f"{scenario.workload.source()}: no job to replay "
+                         f"({report.job_lines} job lines{why})")  # fmt: skip
     return log
 
 
@@ -294,7 +316,7 @@ def run_replication(
         peak = jobs.attrs["peak_processors"]
         runs.append({**labels, **summary.to_dict(), "total_cost": float(jobs.cost.sum()),
                      "peak_processors": peak, "replay_time_s": elapsed,
-                     "jobs_per_second": speed})  # fmt: skip
+                     "jobs_per_second": speed, **read_counts(log)})  # fmt: skip
         job_tables.append(job_metrics(jobs, threshold).assign(**labels))
         users = per_user_summary(jobs, len(platform), threshold).reset_index()
         user_tables.append(users.assign(**labels))
@@ -303,6 +325,15 @@ def run_replication(
         "jobs": pd.concat(job_tables, ignore_index=True),
         "users": pd.concat(user_tables, ignore_index=True),
     }
+
+
+def read_counts(log: SwfLog) -> dict[str, int]:
+    """What reading the log left out: job lines, malformed lines skipped, jobs dropped per
+    reason (runs table columns, counted under the summary)."""
+    report = log.report
+    dropped = {f"dropped_{reason}": int(report.dropped.get(reason, 0)) for reason in DROP_REASONS}
+    return {"log_job_lines": report.job_lines, "malformed_lines_skipped": report.malformed_lines,
+            **dropped}  # fmt: skip
 
 
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from pydantic import Field, field_validator
 
 from gridsim.analysis.stats import summarise_by
 from gridsim.config import Range, ScenarioBase, Strict
+from gridsim.experiments.rejections import Count
 from gridsim.model import Request, Window
 from gridsim.selection.criteria import PolicySpecs, build_criterion
 from gridsim.workloads.environment import (
@@ -27,6 +28,11 @@ from gridsim.workloads.environment import (
 
 METRICS = ["found", "start", "runtime", "finish", "cost", "Q", "L_minSum", "L_maxSum",
            "search_time_s"]  # fmt: skip
+#: What a run can fail to do, counted under the summary (:mod:`gridsim.experiments.rejections`).
+REJECTIONS = (
+    Count("found", None, "replications without a window",
+          "no window meets the request's size, budget and minimum performance there"),
+)  # fmt: skip
 #: Columns `gridsim run` prints (all of METRICS are in summary.csv).
 DISPLAY_METRICS = ["found", "start", "finish", "cost", "Q", "L_minSum", "L_maxSum",
                    "search_time_s"]  # fmt: skip

@@ -22,7 +22,8 @@ import pandas as pd
 import yaml
 
 from gridsim.analysis.stats import mean_interval
-from gridsim.config import ScenarioError, read_yaml
+from gridsim.config import ScenarioError, ScenarioLoader, read_yaml
+from gridsim.experiments.grid import set_path
 from gridsim.experiments.kinds import load_scenario
 from gridsim.reproduce.catalogue import Figure, Row
 
@@ -56,30 +57,16 @@ def scenario_with_overrides(path: Path, overrides: Sequence[str]) -> tuple[Any, 
         key, separator, value = item.partition("=")
         if not separator or not key:
             raise ScenarioError(f"--set {item!r}: expected KEY=VALUE, e.g. environment.nodes=32")
-        _set_path(document, key.split("."), yaml.safe_load(value), item)
+        try:
+            parsed = yaml.load(value, Loader=ScenarioLoader)  # a SafeLoader
+        except yaml.YAMLError:
+            raise ScenarioError(f"--set {item!r}: the value is not valid YAML") from None
+        set_path(document, key.split("."), parsed, where=f"--set {item!r}")
     if overrides:
         text = f"# {path.name} with --set {' '.join(overrides)}\n" + yaml.safe_dump(
             document, sort_keys=False
         )
     return load_scenario(text)
-
-
-def _set_path(document: Any, keys: list[str], value: Any, item: str) -> None:
-    """Set ``value`` at a dotted path; a list index may be ``*`` (every element)."""
-    node = document
-    for position, key in enumerate(keys[:-1]):
-        if key == "*" and isinstance(node, list):
-            for element in node:
-                _set_path(element, keys[position + 1 :], value, item)
-            return
-        node = node[int(key)] if isinstance(node, list) else node.setdefault(key, {})
-        if not isinstance(node, dict | list):
-            raise ScenarioError(f"--set {item!r}: {key} is not a section")
-    last = keys[-1]
-    if isinstance(node, list):
-        node[int(last)] = value
-    else:
-        node[last] = value
 
 
 def run_figure_scenario(
@@ -108,6 +95,7 @@ def run_figure_scenario(
             replications=replications,
             jobs=jobs,
             out_dir=Path(where),
+            overwrite=True,  # the figure's own folder: replaced on every reproduction
             command=command,
             progress=progress,
         )

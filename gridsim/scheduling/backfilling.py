@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 
@@ -191,6 +191,10 @@ class ConservativeBackfilling(ReservationPlanner):
     Takes the arguments of :class:`ReservationPlanner`. ``first_promised`` is the reservation
     given on submission; ``delays`` counts only what overruns cost.
     """
+
+    #: A queued job's window never moves later, but for overruns: no job starts later than
+    #: first promised (the guard of plugin schedulers checks it, gridsim.scheduling.guard).
+    never_delays: ClassVar[bool] = True
 
     # -- events ----------------------------------------------------------------------------
 

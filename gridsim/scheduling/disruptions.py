@@ -116,6 +116,13 @@ class DisruptedBackfilling(ConservativeBackfilling):
         super().__init__(nodes, busy, criterion, priority)
         self.resubmit_mode = resubmit
         self.moves: list[Move] = []
+        self._advanced_to = float("-inf")
+
+    def _advance(self, now: float) -> None:
+        # Faults bring several planner calls at one instant; the profile forgets the past once.
+        if now > self._advanced_to:
+            self._advanced_to = now
+            super()._advance(now)
 
     # -- disruptions ---------------------------------------------------------------------
 
@@ -127,28 +134,33 @@ class DisruptedBackfilling(ConservativeBackfilling):
         Returns:
             The queued jobs whose reservation moved, by job id.
         """
+        self._advance(now)
         colliding = [
             job_id
             for job_id, window in self.reservations.items()
             if overlaps(window, nodes, start, end)
         ]
-        for job_id in colliding:
-            self.profile.release_window(self.reservations[job_id])
-        for node_id in nodes:
-            self.profile.occupy(node_id, start, end)
-            if cause in LOCAL_CAUSES:
+        self._release_windows(self.reservations[job_id] for job_id in colliding)
+        # Patching the slot table costs less than building it again at the next search.
+        self.profile.occupy_updating_table((node_id, start, end) for node_id in nodes)
+        if cause in LOCAL_CAUSES:
+            for node_id in nodes:
                 bisect.insort(self.busy[node_id], (start, end))
         blocked = (tuple(nodes), start, end)
         return self._replan(colliding, now, cause, blocked)
 
     def kill(self, job_id: int, now: float) -> Window:
         """The running job stops at ``now``; the rest of its window goes back to the profile."""
-        window = self.running[job_id]
-        self._end_running(job_id, now)
+        self._advance(now)
+        window = self.running.pop(job_id)
+        planned_end = self.busy_until.pop(job_id)
+        if now < planned_end - TIME_TOLERANCE:
+            self.profile.release_updating_table((i, now, planned_end) for i in window.nodes)
         return window
 
     def resubmit(self, job: Job, now: float) -> dict[int, Window]:
         """Plan a killed job again (``resubmit`` mode); the windows new or moved, by job id."""
+        self._advance(now)
         if self.resubmit_mode == "keep_priority":
             window = self._search(job, now)
             self.profile.reserve(window)
@@ -156,8 +168,7 @@ class DisruptedBackfilling(ConservativeBackfilling):
             return {job.id: window}
         queued = sorted(self.reservations, key=lambda i: self.key(self.jobs[i]))
         old = {job_id: self.reservations.pop(job_id) for job_id in queued}
-        for window in old.values():
-            self.profile.release_window(window)
+        self._release_windows(old.values())
         window = self._search(job, now)
         self.profile.reserve(window)
         self.reservations[job.id] = window
@@ -196,6 +207,12 @@ class DisruptedBackfilling(ConservativeBackfilling):
         return moved
 
     # -- internals -----------------------------------------------------------------------
+
+    def _release_windows(self, windows: Iterable[Window]) -> None:
+        """Give reserved windows back to the profile, patching its slot table."""
+        self.profile.release_updating_table(
+            (node_id, window.start, window.finish) for window in windows for node_id in window.nodes
+        )
 
     def _search(self, job: Job, now: float) -> Window:
         window = self.criterion.search(self.profile, job.request(now))

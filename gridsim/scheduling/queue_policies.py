@@ -43,12 +43,17 @@ even without the head's reservation.
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator
 
 from gridsim.model import Node, Request, Window
+from gridsim.plugins import GROUPS, PluginLoadError, check_contract, find_class, installed
 from gridsim.scheduling.backfilling import (
     TIME_TOLERANCE,
     ConservativeBackfilling,
@@ -58,6 +63,8 @@ from gridsim.scheduling.backfilling import (
     earlier,
 )
 from gridsim.scheduling.earlier_windows import may_start_at
+from gridsim.scheduling.guard import GuardedScheduler
+from gridsim.selection.guard import GuardedCriterion
 
 SchedulerName = Literal["fcfs", "easy", "conservative"]
 
@@ -346,14 +353,95 @@ PLANNERS: dict[str, type[ReservationPlanner]] = {
 }
 
 
+#: What a plugin scheduler must define (:mod:`gridsim.plugins`): the engine's
+#: :class:`~gridsim.sim.engine.Scheduler` protocol on top of ``ReservationPlanner``.
+PLUGIN_CONTRACT = (
+    (
+        ReservationPlanner,
+        {"submit": ("jobs", "now"), "finish": ("job_id", "now"),
+         "overrun": ("job_id", "now", "end")},
+    ),
+)  # fmt: skip
+
+
 def build_planner(
-    name: SchedulerName,
+    name: SchedulerName | str | Mapping[str, Any],
     nodes: Sequence[Node],
     busy: Sequence[Iterable[tuple[float, float]]],
     criterion,
     priority: Priority = "fcfs",
-) -> ReservationPlanner:
-    """The node-level planner called ``name`` (``fcfs``, ``easy`` or ``conservative``)."""
-    if name not in PLANNERS:
-        raise ValueError(f"expected a scheduler among {list(PLANNERS)}, got {name!r}")
-    return PLANNERS[name](nodes, busy, criterion, priority)
+):
+    """The node-level planner ``name`` names: ``fcfs``, ``easy``, ``conservative``, or a
+    plugin (``package.module:Class`` or a ``gridsim.schedulers`` entry point, optionally
+    ``{name: ..., <parameter>: ...}``), which comes back guarded
+    (:class:`~gridsim.scheduling.guard.GuardedScheduler`), as does any planner driving a plugin
+    criterion.
+    """
+    cls, params, origin = scheduler_class(name)
+    planner = cls(nodes, busy, criterion, priority, **params)
+    if origin is not None:
+        return GuardedScheduler(planner, origin)
+    if isinstance(criterion, GuardedCriterion):
+        return GuardedScheduler(planner, criterion.origin, checked=False)
+    return planner
+
+
+def scheduler_class(
+    spec: str | Mapping[str, Any],
+) -> tuple[type[ReservationPlanner], dict[str, Any], str | None]:
+    """The planner class ``spec`` names, its parameters, and the plugin's name as written
+    (None for a built-in); ValueError with one line if it is unknown or breaks its contract."""
+    params = {"name": spec} if isinstance(spec, str) else dict(spec)
+    name = params.pop("name", None)
+    built_in = isinstance(name, str) and name in PLANNERS
+    if built_in and not params:
+        return PLANNERS[name], params, None
+    if built_in:
+        raise ValueError(f"scheduler {name} takes no parameters, got {sorted(params)}")
+    found = find_class(name, GROUPS["scheduler"]) if isinstance(name, str) else None
+    if found is None:
+        close = difflib.get_close_matches(str(name), [*PLANNERS, *installed(GROUPS["scheduler"])])
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise PluginLoadError(
+            f"unknown scheduler {name!r}{hint}: expected one of {', '.join(PLANNERS)}, a "
+            "'package.module:Class' or an installed gridsim.schedulers entry point"
+        )
+    check_contract(found, PLUGIN_CONTRACT, "scheduler", name)
+    try:
+        inspect.signature(found).bind(None, None, None, None, **params)
+    except TypeError:
+        raise PluginLoadError(
+            f"scheduler {name} takes no parameter {sorted(params)[0]!r}; its constructor is "
+            f"{found.__name__}{inspect.signature(found)}"
+        ) from None
+    return found, params, name
+
+
+def describe_plugin_schedulers() -> list[tuple[str, str]]:
+    """(name, class or why it cannot be used) of every installed plugin scheduler."""
+    rows = []
+    for name, entry_point in installed(GROUPS["scheduler"]).items():
+        try:
+            cls, _, origin = scheduler_class(name)
+        except PluginLoadError as error:
+            rows.append((name, f"unusable: {error}"))
+            continue
+        if origin is None:
+            rows.append((name, f"hidden by the built-in {name}; name it as {entry_point.value}"))
+        else:
+            summary = (cls.__doc__ or "").strip().partition("\n")[0]
+            rows.append((name, f"{summary} [{entry_point.value}]"))
+    return rows
+
+
+def check_scheduler_spec(spec: str | dict[str, Any]) -> str | dict[str, Any]:
+    """A scenario's ``scheduler``: it names a built-in planner or a valid plugin."""
+    try:
+        scheduler_class(spec)
+    except PluginLoadError as error:
+        raise ValueError(str(error)) from None
+    return spec
+
+
+#: The ``scheduler`` field of job-flow scenarios: a built-in planner's name or a plugin.
+SchedulerSpec = Annotated[str | dict[str, Any], AfterValidator(check_scheduler_spec)]

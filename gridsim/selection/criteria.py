@@ -64,6 +64,10 @@ def build_criterion(spec: str | Mapping[str, Any]) -> Criterion:
     if isinstance(spec, str):
         spec = {"name": spec}
     params = dict(spec)
+    if "name" not in params:
+        example = "{name: MultipleBest, target: MaxQ}"
+        raise CriterionError(f"a criterion given as a mapping needs its name, e.g. {example}; "
+                             f"got keys {sorted(params)}")  # fmt: skip
     name = params.pop("name", None)
     cls = CRITERIA.get(name) if isinstance(name, str) else None
     plugin = cls is None and isinstance(name, str) and _plugin_class(name)
@@ -140,7 +144,8 @@ def describe_plugin_criteria() -> list[tuple[str, str]]:
         if cls is None:
             rows.append((name, f"hidden by the built-in {name}; name it as {entry_point.value}"))
         else:
-            rows.append((name, f"{cls.summary or cls.__doc__ or ''} [{entry_point.value}]"))
+            summary = cls.summary or (cls.__doc__ or "").strip().partition("\n")[0]
+            rows.append((name, f"{summary} [{entry_point.value}]"))
     return rows
 
 
@@ -473,14 +478,25 @@ def _q_values(slot_start, slot_end, q, cost, start, runtime):
     return np.broadcast_to(q, np.broadcast_shapes(np.shape(q), np.shape(start)))
 
 
+def _distances(slot_start, slot_end, start, runtime):
+    """``L_left`` and ``L_right`` of tasks starting at ``start`` in their slots. A slot open to
+    the right (``slot_end = inf``: a job flow's last free slot of a node) has no neighbour
+    there: ``L_right`` is infinite (never ``inf - inf``)."""
+    open_end = np.isposinf(slot_end)
+    right = np.where(open_end, np.inf, np.where(open_end, 0.0, slot_end) - (start + runtime))
+    return start - slot_start, right
+
+
 def _nearest(slot_start, slot_end, q, cost, start, runtime):
-    return np.minimum(start - slot_start, slot_end - (start + runtime))
+    return np.minimum(*_distances(slot_start, slot_end, start, runtime))
 
 
 def _farthest(slot_start, slot_end, q, cost, start, runtime):
-    left, right = start - slot_start, slot_end - (start + runtime)
-    # A slot with no neighbour on the left (slot_start = -inf) has its farthest task on the right.
-    return -np.where(np.isinf(left), right, np.maximum(left, right))
+    left, right = _distances(slot_start, slot_end, start, runtime)
+    # A slot with no neighbour on one side (slot_start = -inf, or an open slot_end) has its
+    # farthest task on the other side.
+    farthest = np.where(np.isposinf(right), left, np.maximum(left, right))
+    return -np.where(np.isinf(left), right, farthest)
 
 
 def _additive(
@@ -521,13 +537,17 @@ def _centred(function):
     def bound(slot_start, slot_end, q, cost, runtime, lo, hi):
         centre = np.clip((slot_start + slot_end - runtime) / 2, lo, hi)
         value = function(slot_start, slot_end, q, cost, centre, runtime)
-        # Without a left neighbour (slot_start = -inf) the centre is at -inf, so clipped to
-        # lo: right for DEP (nearest on the right, largest at the earliest start), while
-        # COORD's distance to the right shrinks up to the latest start, hi.
-        edge = np.isneginf(slot_start)
+        # Without a neighbour on one side (slot_start = -inf or slot_end = inf) the centre is
+        # infinite and clipped to an end of [lo, hi], and the value is monotone in the start
+        # (DEP's nearest task is on the other side, COORD's farthest too): the best of the two
+        # ends bounds it.
+        edge = np.isneginf(slot_start) | np.isposinf(slot_end)
         if np.any(edge):
-            latest = function(slot_start, slot_end, q, cost, hi, runtime)
-            value = np.where(edge, np.maximum(value, latest), value)
+            ends = np.maximum(
+                function(slot_start, slot_end, q, cost, lo, runtime),
+                function(slot_start, slot_end, q, cost, hi, runtime),
+            )
+            value = np.where(edge, np.maximum(value, ends), value)
         return value
 
     return bound
@@ -561,32 +581,81 @@ MaxQLite = _additive(
     _constant(lambda q, cost: q),
     lite=True,
 )
-DEP = _additive(
+
+
+@dataclass(frozen=True)
+class _DistanceCriterion(SlotCriterion):
+    """A neighbour-distance criterion (DEP, COORD and their Lite forms).
+
+    Attributes:
+        max_distance: distances beyond this count as this much (time units; infinite: as
+            they are). In a job flow a node's last free slot is open to the right, so DEP's
+            distance to the left neighbour there grows without bound with a later start; a
+            cap makes "far enough" a plain requirement (docs/model.md, "Distances in job
+            flows").
+    """
+
+    max_distance: float = np.inf
+
+    def __post_init__(self) -> None:
+        if not self.max_distance > 0:
+            raise ValueError(f"max_distance must be positive, got {self.max_distance}")
+
+
+def _distance(name: str, summary: str, nearest: bool, lite: bool) -> type[Criterion]:
+    """Register DEP (``nearest``: maximise the distance to the nearest task) or COORD
+    (minimise the distance to the farthest), each capped at ``max_distance``."""
+    function = _nearest if nearest else _farthest
+    bound = _centred(function)
+
+    def capped(criterion, z):
+        cap = criterion.max_distance
+        if np.isposinf(cap):
+            return z
+        return np.minimum(z, cap) if nearest else np.maximum(z, -cap)
+
+    @dataclass(frozen=True)
+    class _Criterion(_DistanceCriterion):
+        def slot_values(self, slot_start, slot_end, q, cost, start, runtime, performance=None):
+            return capped(self, function(slot_start, slot_end, q, cost, start, runtime))
+
+        def slot_value_bound(
+            self, slot_start, slot_end, q, cost, runtime, lo, hi, performance=None
+        ):
+            # A cap is monotone: the capped value is best where the uncapped one is.
+            return capped(self, bound(slot_start, slot_end, q, cost, runtime, lo, hi))
+
+    _Criterion.name = name
+    _Criterion.summary = summary
+    _Criterion.lite = _Criterion.takes_cheapest = lite
+    if not lite:
+        _Criterion.batch_limit = 8  # the exact search prunes per batch: keep batches small
+    _Criterion.__name__ = _Criterion.__qualname__ = name
+    return register(_Criterion)
+
+
+DEP = _distance(
     "DEP",
     "dependable: largest mean distance to the nearest neighbouring task [TY19, Sec. 3.4]",
-    _nearest,
-    _centred(_nearest),
+    nearest=True,
     lite=False,
 )
-DEPLite = _additive(
+DEPLite = _distance(
     "DEPLite",
     "DEP scored on the n cheapest slots of each step [TY19, Sec. 4.3]",
-    _nearest,
-    _centred(_nearest),
+    nearest=True,
     lite=True,
 )
-COORD = _additive(
+COORD = _distance(
     "COORD",
     "coordinated: smallest mean distance to the farthest neighbouring task [TY19]",
-    _farthest,
-    _centred(_farthest),
+    nearest=False,
     lite=False,
 )
-COORDLite = _additive(
+COORDLite = _distance(
     "COORDLite",
     "COORD scored on the n cheapest slots of each step [TY19, Sec. 4.3]",
-    _farthest,
-    _centred(_farthest),
+    nearest=False,
     lite=True,
 )
 

@@ -45,16 +45,17 @@ class GuardedCriterion:
         try:
             window = self.inner.search(profile, request)
         except Exception as error:
-            raise PluginError(
-                f"policy {self.origin} raised {one_line(error)} {_describe(request)}"
+            raise _failure(
+                f"policy {self.origin} raised {one_line(error)} {_describe(request)}", request
             ) from error
         if window is None:
             return None
         problem = window_problem(window, profile, request)
         if problem is not None:
-            raise PluginError(
+            raise _failure(
                 f"policy {self.origin} returned an infeasible window {_describe(request)}: "
-                f"{problem}"
+                f"{problem}",
+                request,
             )
         return window
 
@@ -72,14 +73,17 @@ class GuardedCriterion:
         return getattr(self.inner, attribute)
 
 
-def window_problem(window: Any, profile: Profile, request: Request) -> str | None:
+def window_problem(
+    window: Any, profile: Profile, request: Request, check_slots: bool = True
+) -> str | None:
     """What makes ``window`` infeasible for ``request`` in ``profile``, or None.
 
     A feasible window is a :class:`~gridsim.model.Window` of ``request.n`` distinct existing
     nodes, each at least ``min_performance`` fast and free over ``[start, finish)``, starting
     no earlier than ``earliest_start``, lasting at least ``volume / slowest performance``,
     costing what its nodes' prices say and no more than the budget, with each slot the free
-    slot of its node that holds the task.
+    slot of its node that holds the task (unless ``check_slots`` is False: a planner's windows
+    keep the slots of the profile they were searched in).
     """
     if not isinstance(window, Window):
         return f"expected a Window or None, got {type(window).__name__}"
@@ -113,21 +117,31 @@ def window_problem(window: Any, profile: Profile, request: Request) -> str | Non
         return f"it reports cost {window.cost:.9g}, its nodes' prices give {cost:.9g}"
     if cost > request.budget * (1 + RELATIVE_TOLERANCE):
         return f"it costs {cost:.9g}, over the budget {request.budget:.9g}"
-    for i in nodes:
-        if not profile.is_free(i, start + slack, finish - slack):
-            return f"node {i} is not free over [{start:.9g}, {finish:.9g})"
-    slots = {slot.node: slot for slot in window.slots}
-    for i in nodes:
-        slot = slots.get(i)
-        if slot is None or len(window.slots) != len(nodes):
-            return f"its slots {window.slots} do not match its nodes {nodes}"
-        free = profile.enclosing_slot(i, start + slack, finish - slack)
+    if not check_slots:
+        for i in nodes:
+            if not profile.is_free(i, start + slack, finish - slack):
+                return f"node {i} is not free over [{start:.9g}, {finish:.9g})"
+        return None
+    if len(window.slots) != len(nodes) or {slot.node for slot in window.slots} != set(nodes):
+        return f"its slots {window.slots} do not match its nodes {nodes}"
+    for slot in window.slots:
+        try:
+            free = profile.enclosing_slot(slot.node, start + slack, finish - slack)
+        except ValueError:
+            return f"node {slot.node} is not free over [{start:.9g}, {finish:.9g})"
         if abs(slot.start - free.start) > slack or abs(slot.end - free.end) > slack:
             return (
-                f"its slot of node {i} is [{slot.start:.9g}, {slot.end:.9g}), the free slot "
-                f"holding the task is [{free.start:.9g}, {free.end:.9g})"
+                f"its slot of node {slot.node} is [{slot.start:.9g}, {slot.end:.9g}), the free "
+                f"slot holding the task is [{free.start:.9g}, {free.end:.9g})"
             )
     return None
+
+
+def _failure(message: str, request: Request) -> PluginError:
+    """A PluginError that carries the request (a scheduler's guard names the job from it)."""
+    error = PluginError(message)
+    error.request = request  # type: ignore[attr-defined]
+    return error
 
 
 def _describe(request: Request) -> str:

@@ -109,9 +109,10 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
     joinable = Joinable.of(slots, sigmas, runtime[sigmas], request)
     bounds = criterion.sigma_bounds(slots, sigmas, runtime[sigmas], request, joinable)
     # Visit the most promising sigma first: bound, then faster group, then earlier start;
-    # sigmas that cannot form an affordable window are dropped.
+    # sigmas that cannot form an affordable window (bound -inf) are dropped; a bound of +inf
+    # (a distance criterion in a slot open to the right) is kept.
     order = np.lexsort((slots.start[sigmas], -slots.performance[sigmas], -bounds))
-    order = order[np.isfinite(bounds[order])]
+    order = order[bounds[order] > -np.inf]
     sigmas, bounds = sigmas[order], bounds[order]
 
     def reach(best: _Choice | None, begin: int, end: int) -> int:

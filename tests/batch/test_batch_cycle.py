@@ -9,6 +9,7 @@ import pytest
 from batch_reference import reference_cycle
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gridsim.scheduling.batch import BatchJob, alp, amp, find_alternatives
 from gridsim.workloads.batch_generators import (
@@ -55,7 +56,7 @@ def random_cycle(seed, count=(3, 7)):
 
 
 @pytest.mark.parametrize("search", [alp, amp], ids=["ALP", "AMP"])
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_alternatives_never_share_processor_time_and_meet_their_request(search, seed):
     profile, jobs = random_cycle(seed)

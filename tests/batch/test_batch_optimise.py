@@ -8,6 +8,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gridsim.scheduling.batch.optimise import (
     budget_limit,
@@ -48,7 +49,7 @@ batches = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(batches, st.floats(min_value=0.0, max_value=1.2))
 def test_every_optimum_equals_brute_force_and_respects_its_limit(alternatives, fraction):
     cost_span = sum(max(c for c, _ in job) for job in alternatives)
@@ -71,7 +72,7 @@ def test_every_optimum_equals_brute_force_and_respects_its_limit(alternatives, f
         assert (cost, time)[objective] == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(batches)
 def test_time_minimisation_under_b_star_is_feasible_whenever_t_star_is(alternatives):
     limit = time_limit(alternatives)

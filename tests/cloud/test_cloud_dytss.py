@@ -2,8 +2,9 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gridsim.cloud.dytss import DyTSS, dytss_chunks, half_performance_length
 from gridsim.cloud.selfscheduling import EqualChunks, SchedulerState
@@ -29,10 +30,46 @@ def test_a_finite_horizon_of_m_waves_shortens_the_half_performance_length_to_n_2
 def test_fixed_point_on_identical_pilots_hands_out_the_remaining_samples_in_one_wave():
     # The self-consistent horizon is two turnarounds, so n_1/2 = N/4 and F = S/N (guided
     # self-scheduling); only M keeps early chunks smaller. See docs/cloud.md, "Model choices".
-    performance = np.full(50, 1500.0)
-    bandwidth = np.full(50, 0.25)
-    chunks, _ = dytss_chunks(performance, bandwidth, 2_000_000, 10, 10**9, NAGANO, INTERVALS)
-    assert chunks == pytest.approx(np.full(50, 2_000_000 / 50 + 10), rel=0.01)
+    # Exactly: the production is 0 tasks over the first turnaround and N over the second; the
+    # least-squares line through its 128 midpoint samples (64 per step, offsets j + 1/2 from
+    # the step) has intercept N (1/2 - 64 sum(j + 1/2) / (2 sum((j + 1/2)^2))), so n_1/2 is
+    # N/4 to within 5e-5 and every chunk is floor(S / (4 n_1/2) + L), to the sample.
+    pilots, samples, low = 50, 2_000_000, 10
+    performance = np.full(pilots, 1500.0)
+    bandwidth = np.full(pilots, 0.25)
+    chunks, _ = dytss_chunks(performance, bandwidth, samples, low, 10**9, NAGANO, INTERVALS)
+    offsets = np.arange(64) + 0.5
+    half = pilots * (64 * offsets.sum() / (2 * (offsets**2).sum()) - 0.5)
+    assert half == pytest.approx(pilots / 4, rel=2e-4)
+    assert chunks.tolist() == [int(samples / (4 * half) + low)] * pilots  # 40002
+
+
+@settings(max_examples=examples(30), deadline=None)
+@given(seed=st.integers(0, 10**6), pilots=st.integers(2, 40), remaining=st.integers(10**4, 10**7))
+def test_converged_chunks_satisfy_algorithm_1_s_equation_with_a_separately_fitted_line(
+    seed, pilots, remaining
+):
+    """At a fixed point, s_j = min(M, floor(F T(r_max, L) / T(r_j, L) + L)), F = S / (4 n_1/2),
+    with n_1/2 read off a least-squares line (numpy.polyfit) through the same staircase."""
+    rng = np.random.default_rng(seed)
+    performance = rng.uniform(1000, 2000, pilots)
+    bandwidth = rng.uniform(0.1, 1.0, pilots)
+    low, high = 1000, 30000
+    chunks, iterations = dytss_chunks(performance, bandwidth, remaining, low, high, NAGANO,
+                                      INTERVALS)  # fmt: skip
+    assume(iterations < 100)  # converged, not stopped in a cycle
+    times = turnaround(chunks, performance, bandwidth, NAGANO, INTERVALS)
+    horizon = max(remaining / np.sum(chunks / times), 2 * times.max())
+    sample_times = (np.arange(128) + 0.5) * horizon / 128
+    done = np.floor(sample_times[:, None] / times[None, :]).sum(axis=1)
+    half = max(-np.polyfit(sample_times, done, 1)[1], 0.5)
+    base = turnaround(low, performance, bandwidth, NAGANO, INTERVALS)
+    raw = remaining / (4 * half) * base.min() / base + low
+    # Two fits of the same points differ in the last bits: at an integer either floor is right.
+    on_integer = np.abs(raw - np.round(raw)) < 1e-6
+    expected = np.minimum(high, np.where(on_integer & (chunks == np.round(raw) - 1),
+                                         np.round(raw) - 1, np.floor(raw)))  # fmt: skip
+    np.testing.assert_array_equal(chunks, expected)
 
 
 def test_chunks_stay_within_l_and_m_and_faster_pilots_get_more():
@@ -65,7 +102,7 @@ def _literal_dytss(performance, bandwidth, remaining, low, high, iterations=100)
     return chunks
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     seed=st.integers(0, 10**6),
     pilots=st.integers(1, 60),

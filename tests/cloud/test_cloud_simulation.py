@@ -8,6 +8,7 @@ import pytest
 from cloud_scenarios import small_scenario, small_scenario_document
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gridsim.cloud.config import CloudScenario
 from gridsim.cloud.experiment import run_replication
@@ -57,7 +58,7 @@ def _with_failures(vm_rate: float, task_rate: float, start_failure: float) -> Cl
     return CloudScenario.model_validate(document)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     vm_rate=st.floats(0.0, 3.0),
     task_rate=st.floats(0.0, 3.0),

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gridsim.faults.config import FaultsConfig
 from gridsim.faults.draws import InstanceFaults
@@ -23,9 +24,14 @@ from gridsim.sim.fault_engine import simulate_with_faults
 TOL = 1e-6
 GRID = {"job", "lost"}
 UNAVAILABLE = {"local_load", "local_overrun", "local_unannounced", "down"}
-POLICIES = st.sampled_from(["BFstart", "BFfinish", "BFshort", "PAST", "CoP", "FirstFit",
-                            "MinFinish"])  # fmt: skip
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: Backfilling criteria and single-job criteria acting as job-flow policies.
+POLICIES = st.sampled_from([
+    "BFstart", "BFfinish", "BFshort", "PAST", "CoP", "FirstFit", "MinFinish", "MinCost",
+    "MaxQLite", "DEP", {"name": "DEP", "max_distance": 10.0}, "DEPLite", "COORD", "COORDLite",
+])  # fmt: skip
+SETTINGS = settings(
+    max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def intervals(draw, count, low, high, length):
@@ -129,7 +135,7 @@ def test_a_reservation_moves_later_only_where_a_fault_forces_it(case, policy):
         assert job.disturbed == (job.retries > 0 or job.start > job.first_promised_start + TOL)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(faulty_instances(), POLICIES)
 def test_faults_that_never_happen_change_nothing(case, policy):
     instance, faults = case

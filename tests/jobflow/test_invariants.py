@@ -7,6 +7,8 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
+from random_flows import instances
 
 from gridsim.model import Node
 from gridsim.scheduling.backfilling import Job
@@ -16,34 +18,10 @@ from gridsim.sim.engine import Instance, simulate
 TOL = 1e-6
 
 
-@st.composite
-def instances(draw, deviations: bool, early_only: bool = False):
-    n_nodes = draw(st.integers(2, 6))
-    perf = draw(st.lists(st.floats(1, 8), min_size=n_nodes, max_size=n_nodes))
-    nodes = tuple(Node(i, p, p / 10) for i, p in enumerate(perf))
-    busy = []
-    for _ in range(n_nodes):
-        start = draw(st.floats(0, 30))
-        length = draw(st.floats(0, 10))
-        busy.append(((start, start + length),) if length > 0.5 else ())
-    n_jobs = draw(st.integers(1, 8))
-    static = draw(st.booleans())
-    low, high = (0.5, 1.0) if early_only else (0.5, 1.6)
-    jobs = tuple(
-        Job(
-            i,
-            0.0 if static else draw(st.floats(0, 40)),
-            draw(st.integers(1, n_nodes)),
-            draw(st.floats(1, 60)),
-            runtime_factor=draw(st.floats(low, high)) if deviations else 1.0,
-        )
-        for i in range(n_jobs)
-    )
-    return Instance(nodes, tuple(busy), jobs)
-
-
 POLICIES = st.sampled_from(["BFstart", "BFfinish", "BFshort", "PAST", "CoP"])
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def check_common(instance, trace):

@@ -71,15 +71,19 @@ def test_slot_value_bound_is_an_upper_bound(criterion):
 
 
 def brute_force(profile, request, criterion):
-    """Best sum of z over every n-subset of slots on distinct nodes and every slot start."""
+    """Best sum of z over every n-subset of slots on distinct nodes and every candidate start:
+    the start of a slot of the window's performance group (nodes at least as fast as its
+    slowest), as the paper's scan meets them [TY18, Sec. 3.2]."""
     slots = [s for s in profile.slots() if s.end > request.earliest_start]
-    starts = sorted({max(s.start, request.earliest_start) for s in slots})
     best = -np.inf
     for combo in itertools.combinations(slots, request.n):
         if len({s.node for s in combo}) < request.n:
             continue
-        runtime = request.volume / min(profile.nodes[s.node].performance for s in combo)
-        for t in starts:
+        slowest = min(profile.nodes[s.node].performance for s in combo)
+        runtime = request.volume / slowest
+        starts = {max(s.start, request.earliest_start) for s in slots
+                  if profile.nodes[s.node].performance >= slowest}  # fmt: skip
+        for t in sorted(starts):
             if all(max(s.start, request.earliest_start) <= t and t + runtime <= s.end + 1e-9
                    for s in combo):  # fmt: skip
                 z = sum(
@@ -93,8 +97,13 @@ def brute_force(profile, request, criterion):
 
 
 @pytest.mark.parametrize(
-    "name", ["CoP", "PAST", {"name": "PAST", "rule2": "as_described", "alpha2": 0.5}]
-)
+    "name",
+    [
+        "CoP", "PAST", {"name": "PAST", "rule2": "as_described", "alpha2": 0.5},
+        "DEP", {"name": "DEP", "max_distance": 4.0},
+        "COORD", {"name": "COORD", "max_distance": 4.0},
+    ],
+)  # fmt: skip
 def test_window_search_finds_the_brute_force_optimum(name):
     criterion = build_criterion(name)
     rng = np.random.default_rng(11)
@@ -112,3 +121,21 @@ def test_window_search_finds_the_brute_force_optimum(name):
         expected = brute_force(profile, request, criterion)
         assert window is not None
         assert window.criterion_value == pytest.approx(expected, abs=1e-7)
+
+
+def test_distances_in_a_slot_open_to_the_right_count_the_left_neighbour_only():
+    # Slot [10, inf): a task over [15, 25) is 5 after its left neighbour and has none after it.
+    dep, coord = build_criterion("DEP"), build_criterion("COORD")
+    assert dep.slot_values(10.0, np.inf, 0, 0, 15.0, 10.0) == 5.0
+    assert coord.slot_values(10.0, np.inf, 0, 0, 15.0, 10.0) == -5.0
+    # In a closed slot [10, 40) the nearest neighbour is 5 away and the farthest 15.
+    assert dep.slot_values(10.0, 40.0, 0, 0, 15.0, 10.0) == 5.0
+    assert coord.slot_values(10.0, 40.0, 0, 0, 15.0, 10.0) == -15.0
+    # Capped at 4: farther counts as 4.
+    capped = build_criterion({"name": "COORD", "max_distance": 4})
+    assert build_criterion({"name": "DEP", "max_distance": 4}).slot_values(
+        10.0, np.inf, 0, 0, 15.0, 10.0) == 4.0  # fmt: skip
+    assert capped.slot_values(10.0, 40.0, 0, 0, 15.0, 10.0) == -4.0
+    assert capped.label == "COORD(max_distance=4)"
+    with pytest.raises(CriterionError, match="max_distance must be positive"):
+        build_criterion({"name": "DEPLite", "max_distance": 0})

@@ -68,7 +68,7 @@ def test_misspelt_arrival_model_is_an_error_naming_the_field():
 
 def test_baseline_must_be_a_policy():
     text = SCENARIOS[1].read_text().replace("baseline: BFfinish", "baseline: MinCost")
-    with pytest.raises(ScenarioError, match="baseline 'MinCost' is not one of the policies"):
+    with pytest.raises(ScenarioError, match=r"^baseline: 'MinCost' is not one of the policies"):
         load_scenario(text)
 
 

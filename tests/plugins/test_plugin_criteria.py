@@ -236,19 +236,24 @@ def flow_instance():
     return with_arrivals(scenario, instance, draws)
 
 
+#: What each plugin's error says; the job and the time follow (one job arrives at a time).
 RUN_ERRORS = {
     "AlwaysNodeZero": r"returned an infeasible window for a request of \d+ nodes from time "
-    r"[\d.]+: node \d+ is not free over \[",
-    "TooEarly": r"returned an infeasible window .*: it starts at [\d.]+, before the earliest "
-    r"start [\d.]+$",
-    "Crashing": r"raised ZeroDivisionError: no value today for a request of \d+ nodes",
+    r"([\d.]+): node \d+ is not free over \[\1, [\d.]+\)",
+    "TooEarly": r"returned an infeasible window for a request of \d+ nodes from time ([\d.]+): "
+    r"it starts at [\d.]+, before the earliest start \1",
+    "Crashing": r"raised ZeroDivisionError: no value today for a request of \d+ nodes from "
+    r"time ([\d.]+)",
 }
 
 
 @pytest.mark.parametrize("plugin", RUN_ERRORS)
 def test_a_plugin_returning_an_infeasible_window_or_raising_is_stopped_naming_it(plugin):
-    with pytest.raises(PluginError, match=rf"^policy plugin_samples:{plugin} {RUN_ERRORS[plugin]}"):
+    context = r"; job (\d+), at time \1 \(job \2 submitted\)$"
+    with pytest.raises(PluginError) as raised:
         simulate(flow_instance(), build_criterion(f"plugin_samples:{plugin}"))
+    pattern = rf"^policy plugin_samples:{plugin} {RUN_ERRORS[plugin]}{context}"
+    assert re.match(pattern, str(raised.value)), str(raised.value)
 
 
 def test_a_run_stopped_by_a_plugin_is_one_line_and_exit_code_two(tmp_path):

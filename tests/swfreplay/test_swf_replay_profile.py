@@ -5,6 +5,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gridsim.scheduling.counting_profile import CountingProfile
 
@@ -79,7 +80,7 @@ reservations = st.lists(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(reservations, st.integers(0, 30), st.integers(1, 4), st.integers(1, 15), st.integers(0, 10))
 def test_a_move_is_the_earliest_fit_once_the_own_reservation_is_freed(
     existing, reserved, processors, duration, now
@@ -106,7 +107,7 @@ def _free_over(steps: list[tuple[float, int]], start: float, end: float) -> int:
     return min(free for (time, free), step_end in spans if time < end and step_end > start)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(st.tuples(st.integers(0, 40), st.integers(1, 15), st.integers(1, 5)), max_size=40),
     st.integers(0, 30),

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from gridsim.sim.log_replay import node_intervals, replay_log
 from gridsim.workloads.swf import bundled_swf, read_swf
@@ -124,14 +125,14 @@ workloads = st.lists(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(workloads, st.sampled_from(["conservative", "easy"]))
 def test_random_workloads_start_exactly_when_the_reference_starts_them(rows, algorithm):
     jobs = table(*[(i, *row) for i, row in enumerate(rows)])
     assert starts(jobs, 6, algorithm) == REFERENCE[algorithm](jobs, 6).start_time
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(workloads, st.sampled_from(["conservative", "easy"]))
 def test_completions_handled_separately_start_jobs_as_the_reference_does(rows, algorithm):
     jobs = table(*[(i, *row) for i, row in enumerate(rows)])

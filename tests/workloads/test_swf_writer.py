@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 from swf_helpers import EXCERPTS, swf_line, write_log
 
 from gridsim import __version__
@@ -141,7 +142,9 @@ def _events(jobs: pd.DataFrame) -> np.ndarray:
 
 
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(40),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(jobs=st.lists(_job, min_size=1, max_size=20))
 def test_generated_job_tables_are_written_in_whole_seconds_keeping_every_event_order(

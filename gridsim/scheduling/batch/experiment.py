@@ -19,6 +19,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator, model_validator
 
 from gridsim.analysis.stats import mean_interval
+from gridsim.experiments.rejections import Count
 from gridsim.scheduling.batch.cycle import find_alternatives
 from gridsim.scheduling.batch.optimise import (
     Combination,
@@ -37,6 +38,13 @@ from gridsim.workloads.batch_generators import (
 )
 
 Goal = Literal["time", "cost"]
+#: What a run can fail to do, counted under the summary (:mod:`gridsim.experiments.rejections`).
+REJECTIONS = (
+    Count("jobs_without_alternative", "jobs", "jobs without an alternative",
+          "no slots meet the job's size, minimum performance and price cap"),
+    Count("feasible", None, "cycles without a choice",
+          "a job had no alternative, or no combination met the goal's limit"),
+)  # fmt: skip
 
 
 class _Section(BaseModel):
@@ -164,6 +172,7 @@ def run_replication(
                     "slots": slot_count,
                     "jobs": len(jobs),
                     "jobs_served": sum(1 for windows in alternatives if windows),
+                    "jobs_without_alternative": sum(1 for windows in alternatives if not windows),
                     "all_jobs_served": all(alternatives),
                     "counted": counted,
                     "alternatives": sum(len(windows) for windows in alternatives),

@@ -1,0 +1,224 @@
+"""The result store's cost, Dask against local processes, and memory against replications.
+
+    .venv/bin/python benchmarks/bench_sweep.py overhead [-r 100] [-j 2] [--repeat 3]
+    .venv/bin/python benchmarks/bench_sweep.py cluster  [-r 40]  [--repeat 3]
+    .venv/bin/python benchmarks/bench_sweep.py memory   [-r 100 1000] [-j 2] [--queue-sizes 50]
+    .venv/bin/python benchmarks/bench_sweep.py writes   [-r 20]
+
+All on ``scenarios/coordinated-placement-static.yaml`` (paper TY20 Table 2: four queue sizes,
+five policies). Every run is a fresh process; the contenders alternate (A B A B ...) so that
+a machine shared with other work slows both alike, and the medians and their ratio are
+reported.
+
+* ``overhead``: the runner before the store (``benchmarks/previous_runner.py``: one Parquet
+  file per table, appended row groups) against the store (one file per table and chunk, a
+  manifest, a lock), both writing a results folder with ``-j`` processes; the tables of the
+  two are checked equal (row order aside; wall-clock columns left out).
+* ``cluster``: ``--cluster local:2`` (a Dask LocalCluster of two single-threaded worker
+  processes, started inside the timed run) against ``-j 2``.
+* ``writes``: in one process (``-j 1``), the time the store spends writing chunks and the
+  manifest and deriving the summary, against the whole run: the store's own cost, free of
+  the noise of a shared machine that comparing two runs suffers.
+* ``memory``: peak resident memory of the ``gridsim run`` process, and of it with its worker
+  processes summed (sampled from /proc every 0.1 s), at each replication count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIO = ROOT / "scenarios" / "coordinated-placement-static.yaml"
+
+
+def one_run(runner: str, replications: int, jobs: int, cluster: str | None, out: Path,
+            queue_sizes: list[int] | None = None) -> float:  # fmt: skip
+    """Run in this process; return the wall time of the run alone (imports excluded)."""
+    from gridsim.experiments.kinds import load_scenario
+
+    scenario, text = load_scenario(SCENARIO)
+    if queue_sizes:
+        scenario = scenario.model_copy(update={"queue_sizes": queue_sizes})
+    began = time.perf_counter()
+    if runner == "previous":
+        sys.path.insert(0, str(Path(__file__).parent))
+        from previous_runner import run_experiment as previous
+
+        result = previous(scenario, text, replications=replications, jobs=jobs, out_dir=out,
+                          progress=False)  # fmt: skip
+    else:
+        from gridsim.experiments.runner import run_experiment
+
+        result = run_experiment(scenario, text, replications=replications, jobs=jobs,
+                                cluster=cluster, out_dir=out, progress=False)  # fmt: skip
+    assert result.status == "complete", result.error
+    return time.perf_counter() - began
+
+
+def timed(runner: str, replications: int, jobs: int, cluster: str | None, out: Path) -> float:
+    command = [sys.executable, __file__, "_one", runner, str(replications), str(jobs),
+               cluster or "-", str(out)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def same_tables(previous: Path, store: Path) -> bool:
+    import pandas as pd
+
+    import gridsim
+
+    loaded = gridsim.load_results(store)
+    for name in ("runs", "jobs", "tasks"):
+        old = pd.read_parquet(previous / f"{name}.parquet").drop(columns="sim_time_s",
+                                                                 errors="ignore")  # fmt: skip
+        new = loaded.table(name).drop(columns="sim_time_s", errors="ignore")[old.columns]
+        keys = ["queue_size", "replication", "policy"]
+        old = old.sort_values(keys, kind="stable").reset_index(drop=True)
+        new = new.sort_values(keys, kind="stable").reset_index(drop=True)
+        if not old.equals(new):
+            return False
+    return True
+
+
+def compare(label_a, run_a, label_b, run_b, repeat: int) -> None:
+    times: dict[str, list[float]] = {label_a: [], label_b: []}
+    for index in range(repeat):
+        for label, run in ((label_a, run_a), (label_b, run_b)):
+            with tempfile.TemporaryDirectory() as folder:
+                seconds = run(Path(folder) / "out")
+            times[label].append(seconds)
+            print(f"  repetition {index + 1}: {label:<22} {seconds:8.2f} s", flush=True)
+    medians = {label: statistics.median(values) for label, values in times.items()}
+    for label, median in medians.items():
+        print(f"median {label:<22} {median:8.2f} s  (runs: "
+              f"{', '.join(f'{t:.1f}' for t in times[label])})")  # fmt: skip
+    print(f"ratio {label_b} / {label_a}: {medians[label_b] / medians[label_a]:.3f}")
+
+
+def overhead(arguments) -> None:
+    r, j = arguments.replications[0], arguments.jobs
+    print(f"{SCENARIO.name} -r {r} -j {j}: previous runner against the store")
+    with tempfile.TemporaryDirectory() as folder:
+        a, b = Path(folder) / "a", Path(folder) / "b"
+        timed("previous", 2, 1, None, a)
+        timed("store", 2, 1, None, b)
+        print(f"tables equal (2 replications, row order aside): {same_tables(a, b)}")
+    compare("previous runner", lambda out: timed("previous", r, j, None, out),
+            "store", lambda out: timed("store", r, j, None, out), arguments.repeat)  # fmt: skip
+
+
+def cluster(arguments) -> None:
+    r = arguments.replications[0]
+    print(f"{SCENARIO.name} -r {r}: -j 2 against --cluster local:2 (cluster start included)")
+    compare("-j 2", lambda out: timed("store", r, 2, None, out),
+            "--cluster local:2", lambda out: timed("store", r, 2, "local:2", out),
+            arguments.repeat)  # fmt: skip
+
+
+def memory(arguments) -> None:
+    for replications in arguments.replications:
+        with tempfile.TemporaryDirectory() as folder:
+            command = [sys.executable, __file__, "_one", "store", str(replications),
+                       str(arguments.jobs), "-", str(Path(folder) / "out"),
+                       ",".join(map(str, arguments.queue_sizes or []))]  # fmt: skip
+            began = time.perf_counter()
+            process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+            own = tree = 0
+            while process.poll() is None:
+                sizes = {pid: rss_kib(pid) for pid in descendants(process.pid)}
+                own = max(own, sizes.get(process.pid, 0))
+                tree = max(tree, sum(sizes.values()))
+                time.sleep(0.1)
+            assert process.returncode == 0
+            sizes = f" queue sizes {arguments.queue_sizes}" if arguments.queue_sizes else ""
+            print(f"-r {replications} -j {arguments.jobs}{sizes}: peak RSS {own / 1024:.0f} MB "
+                  f"in the gridsim process, {tree / 1024:.0f} MB with its workers; "
+                  f"{time.perf_counter() - began:.0f} s", flush=True)  # fmt: skip
+
+
+def writes(arguments) -> None:
+    from gridsim.experiments import runner, store
+    from gridsim.experiments.kinds import load_scenario
+
+    spent = {"chunks": 0.0, "summary and manifest": 0.0}
+
+    def timed_method(owner, name, label):
+        original = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):
+            began = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[label] += time.perf_counter() - began
+
+        setattr(owner, name, wrapper)
+
+    timed_method(store.FolderStore, "add", "chunks")
+    timed_method(runner, "_finish", "summary and manifest")
+    scenario, text = load_scenario(SCENARIO)
+    r = arguments.replications[0]
+    with tempfile.TemporaryDirectory() as folder:
+        began = time.perf_counter()
+        result = runner.run_experiment(scenario, text, replications=r, jobs=1,
+                                       out_dir=Path(folder) / "out", progress=False)  # fmt: skip
+        total = time.perf_counter() - began
+        files = len(list((Path(folder) / "out").rglob("rep-*.parquet")))
+    assert result.status == "complete"
+    print(f"{SCENARIO.name} -r {r} -j 1: {total:.2f} s in all, {files} chunk files")
+    for label, seconds in spent.items():
+        print(f"  {label:<22} {seconds:7.3f} s  ({100 * seconds / total:.2f}% of the run)")
+
+
+def descendants(pid: int) -> list[int]:
+    found, queue = [], [pid]
+    while queue:
+        current = queue.pop()
+        found.append(current)
+        for task in Path(f"/proc/{current}/task").glob("*"):
+            with contextlib.suppress(OSError):
+                queue += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def rss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "_one":
+        runner, r, j, cluster_address, out = sys.argv[2:7]
+        address = None if cluster_address == "-" else cluster_address
+        sizes = [int(q) for q in sys.argv[7].split(",")] if sys.argv[7:] and sys.argv[7] else None
+        print(one_run(runner, int(r), int(j), address, Path(out), sizes))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=["overhead", "cluster", "memory", "writes"])
+    parser.add_argument("-r", "--replications", type=int, nargs="+",
+                        help="replications (memory: several counts)")  # fmt: skip
+    parser.add_argument("-j", "--jobs", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--queue-sizes", type=int, nargs="+",
+                        help="memory: other queue sizes (a cheaper run)")  # fmt: skip
+    arguments = parser.parse_args()
+    defaults = {"overhead": [100], "cluster": [40], "memory": [100, 1000], "writes": [20]}
+    arguments.replications = arguments.replications or defaults[arguments.what]
+    modes = {"overhead": overhead, "cluster": cluster, "memory": memory, "writes": writes}
+    modes[arguments.what](arguments)
+
+
+if __name__ == "__main__":
+    main()

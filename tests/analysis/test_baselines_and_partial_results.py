@@ -1,0 +1,116 @@
+"""One baseline everywhere (console, paired tables, report, figures); reports of empty or
+partial results; trace commands on kinds they do not read say which kinds they do."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from analysis_runs import batch_run, cloud_run, jobflow_run, replay_run, window_search_run
+from click.testing import CliRunner
+
+from gridsim.analysis.report import write_report
+from gridsim.analysis.results import load_results
+from gridsim.analysis.stats import baseline_policy
+from gridsim.cli import main
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_the_baseline_is_the_scenarios_when_it_names_a_policy_else_the_first():
+    assert baseline_policy("BFfinish", ["BFstart", "BFfinish"]) == "BFfinish"
+    assert baseline_policy(None, ["BFstart", "BFfinish"]) == "BFstart"
+    assert baseline_policy("absent", ["BFstart", "BFfinish"]) == "BFstart"
+    assert baseline_policy(None, []) is None
+
+
+def test_the_report_pairs_a_job_flow_against_its_baseline_as_the_run_does(tmp_path):
+    folder = jobflow_run()  # policies BFstart, BFfinish, ...; baseline: BFfinish
+    results = load_results(folder)
+    assert results.policies[0] == "BFstart" and results.baseline == "BFfinish"
+    runs = results.runs
+    assert (runs.loc[runs["policy"] == "BFfinish", "finish_advantage_pct"] == 0).all()
+    write_report([folder], tmp_path)
+    markdown = (tmp_path / "report.md").read_text()
+    assert "### Paired differences against BFfinish" in markdown
+    assert "mean_finish advantage over BFfinish by queue_size" in markdown
+    assert "Gantt chart: policy BFfinish, " in markdown
+    paired_rows = [line for line in markdown.splitlines() if line.startswith("| 8 | mean_finish")]
+    assert paired_rows and all(" | BFfinish | " in line for line in paired_rows)
+
+
+def test_the_paired_table_of_a_run_and_its_report_share_the_baseline(tmp_path):
+    folder = cloud_run()  # no baseline field: the first policy
+    results = load_results(folder)
+    assert set(results.paired["baseline"]) == {results.policies[0]} == {results.baseline}
+    write_report([folder], tmp_path)
+    assert f"Paired differences against {results.baseline}" in (tmp_path / "report.md").read_text()
+
+
+def test_a_report_of_a_run_that_finished_nothing_says_so(tmp_path):
+    empty = tmp_path / "empty"  # a run stopped before its first replication: no runs table
+    empty.mkdir()
+    (empty / "metadata.json").write_text(json.dumps({
+        "scenario": "stopped", "kind": "jobflow", "status": "interrupted",
+        "error": "interrupted by the user",
+    }))  # fmt: skip
+    result = invoke("report", empty, jobflow_run(), "-o", tmp_path / "report")
+    assert result.exit_code == 0, result.output
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    assert (f"`{empty}`: no replication finished (status interrupted: interrupted by the "
+            "user).") in markdown  # fmt: skip
+    assert "## jobflow: coordinated-placement-static" in markdown
+
+
+def test_a_report_of_batch_cycles_none_of_which_counts_names_what_was_not_done(tmp_path):
+    text = (
+        "name: capped\nkind: batch\nseed: 1\nreplications: 3\n"
+        "policies: [{name: ALP}, {name: AMP}]\njobs: {price_markup: [0.75, 0.8]}\n"
+    )
+    (tmp_path / "capped.yaml").write_text(text)
+    result = invoke("run", tmp_path / "capped.yaml", "-q", "-j", 1, "-o", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert "no summary: no run gave a result to average" in result.stdout
+    result = invoke("report", tmp_path / "out", "-o", tmp_path / "report")
+    assert result.exit_code == 0, result.output
+    markdown = (tmp_path / "report" / "report.md").read_text()
+    assert "### Not done" in markdown
+    assert "ALP, goal time: " in markdown and " jobs without an alternative: " in markdown
+    assert markdown.rstrip().endswith("No run can be compared (a job without an alternative, "
+                                      "or no combination meeting the goal's limit, in every "
+                                      "cycle).")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("command", "make", "message"),
+    [
+        (["export", "--format", "swf", "--policy", "MaxQ"], window_search_run,
+         "export reads the results of jobflow and swf_replay scenarios, not window_search"),
+        (["export", "--format", "batsim", "--policy", "ALP"], batch_run,
+         "export reads the results of jobflow and swf_replay scenarios, not batch"),
+        (["export", "--format", "swf", "--policy", "DyTSS"], cloud_run,
+         "export reads the results of jobflow and swf_replay scenarios, not cloud"),
+        (["gantt", "--policy", "easy"], replay_run,
+         "gantt reads the results of jobflow scenarios, not swf_replay"),
+        (["gantt", "--policy", "DyTSS"], cloud_run,
+         "gantt reads the results of jobflow scenarios, not cloud"),
+    ],
+)  # fmt: skip
+def test_a_trace_command_names_the_kinds_it_reads(command, make, message, tmp_path):
+    suffix = ".png" if command[0] == "gantt" else ".out"
+    folder = make()
+    before = sorted(p.name for p in folder.rglob("*"))
+    result = invoke(command[0], folder, *command[1:], "-o", tmp_path / f"x{suffix}")
+    assert result.exit_code == 2
+    assert result.stderr == f"gridsim: error: {folder}: {message}\n"
+    assert sorted(p.name for p in folder.rglob("*")) == before
+    assert not (tmp_path / f"x{suffix}").exists()
+
+
+def test_export_of_a_log_replay_writes_its_jobs(tmp_path):
+    result = invoke("export", replay_run(), "--format", "swf", "--policy", "easy", "-o",
+                    tmp_path / "easy.swf")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "easy.swf").read_text().startswith(";")

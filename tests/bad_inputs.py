@@ -1,0 +1,330 @@
+"""Bad inputs a user might give gridsim, with what each error line must name.
+
+Shared by the battery (``tests/test_bad_inputs.py``) and the page listing every message
+(``python tools/render_errors_doc.py`` writes docs/errors.md). Every case runs ``gridsim``
+in a working folder that already holds two results folders (``results/tiny``, a window
+search, and ``results/flow``, a job flow) and the files the case writes; paths in commands
+and messages are relative to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from gridsim.cli import main
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+WINDOW_SEARCH = """\
+name: tiny
+kind: window_search
+replications: 2
+environment: {nodes: 10, horizon: 300}
+request: {n: 2, volume: 100, budget: 500}
+policies: [FirstFit, MaxQ]
+"""
+JOB_FLOW = """\
+name: flow
+kind: jobflow
+replications: 2
+environment: {nodes: 8, performance: {low: 2, high: 4}, local_load: {max_utilisation: 0}}
+jobs: {n: [1, 4]}
+queue_sizes: [6]
+policies: [BFstart, BFfinish]
+"""
+BATCH = """\
+name: cycles
+kind: batch
+seed: 1
+replications: 2
+policies: [{name: ALP}, {name: AMP}]
+"""
+CLOUD = (REPOSITORY / "scenarios" / "cloud-federation-dytss.yaml").read_text()
+SWF_REPLAY = """\
+name: replay
+kind: swf_replay
+workload: {path: log.swf}
+schedulers: [fcfs, easy]
+"""
+LOG_HEADER = "; MaxProcs: 8\n"
+#: SWF job lines: id, submit, wait, run time, processors (allocated, requested), estimate.
+JOB_LINES = [
+    f"{i} {10 * i} -1 {run} {procs} -1 -1 {procs} {2 * run} -1 1 1 1 -1 -1 -1 -1 -1\n"
+    for i, (run, procs) in enumerate([(100, 2), (50, 4), (80, 1), (120, 8)], start=1)
+]
+GOOD_LOG = LOG_HEADER + "".join(JOB_LINES)
+
+
+def edited(text: str, old: str, new: str) -> str:
+    """``text`` with ``old`` (which must be there) replaced by ``new``."""
+    assert old in text, old
+    return text.replace(old, new)
+
+
+def log_with(line: str, replace: int = 2) -> str:
+    """The good log with its job line number ``replace`` (1-based) replaced by ``line``."""
+    lines = list(JOB_LINES)
+    lines[replace - 1] = line + "\n"
+    return LOG_HEADER + "".join(lines)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad input: the command (after ``gridsim``), the files it needs, and the text its
+    one error line must contain (the field, option, or file and line at fault)."""
+
+    group: str
+    what: str
+    args: tuple[str, ...]
+    names: str
+    files: dict[str, str | bytes] = field(default_factory=dict)
+    exit_code: int = 2
+
+    @property
+    def id(self) -> str:
+        return f"{self.group}: {self.what}"
+
+
+def scenario(group: str, what: str, text: str | bytes, names: str,
+             files: dict[str, str | bytes] | None = None) -> Case:  # fmt: skip
+    """A case that validates the scenario file ``s.yaml`` holding ``text``."""
+    return Case(group, what, ("validate", "s.yaml"), names, {"s.yaml": text, **(files or {})})
+
+
+def window_search(what: str, old: str, new: str, names: str) -> Case:
+    return scenario("window_search", what, edited(WINDOW_SEARCH, old, new), names)
+
+
+def job_flow(what: str, old: str, new: str, names: str) -> Case:
+    return scenario("jobflow", what, edited(JOB_FLOW, old, new), names)
+
+
+def swf_log(what: str, log: str | bytes, names: str, name: str = "log.swf") -> Case:
+    text = SWF_REPLAY.replace("log.swf", name)
+    return Case("SWF log", what, ("run", "s.yaml", "-q", "-j", "1"), names,
+                {"s.yaml": text, name: log})  # fmt: skip
+
+
+def option(what: str, names: str, *args: str, files: dict[str, str | bytes] | None = None) -> Case:
+    return Case("command line", what, args, names, files or {})
+
+
+# fmt: off
+CASES: list[Case] = [
+    # Any scenario file.
+    scenario("scenario file", "malformed YAML", "name: x\nkind: [window_search\n", "line 3"),
+    scenario("scenario file", "a tab in the indentation", "name: x\n\tkind: jobflow\n",
+             "line 2"),
+    scenario("scenario file", "a list, not a mapping", "- a\n- b\n", "s.yaml"),
+    scenario("scenario file", "an empty file", "", "s.yaml"),
+    scenario("scenario file", "not UTF-8 text", b"\xff\xfe name: x\n", "s.yaml"),
+    scenario("scenario file", "a key given twice", WINDOW_SEARCH + "name: again\n",
+             "duplicate key 'name'"),
+    Case("scenario file", "no such file", ("validate", "missing.yaml"), "missing.yaml"),
+    scenario("scenario file", "no kind", "name: x\n", "kind"),
+    scenario("scenario file", "an unknown kind",
+             edited(WINDOW_SEARCH, "kind: window_search", "kind: window_serch"), "kind"),
+    scenario("scenario file", "replications zero",
+             edited(WINDOW_SEARCH, "replications: 2", "replications: 0"), "replications"),
+    scenario("scenario file", "a negative seed", WINDOW_SEARCH + "seed: -1\n", "seed"),
+    scenario("scenario file", "a sweep of an unknown field",
+             WINDOW_SEARCH + "sweep: {request.nn: [1, 2]}\n", "request.nn"),
+    # Kind window_search.
+    window_search("a misspelt top-level key", "policies:", "polices:", "polices"),
+    window_search("a misspelt key hiding a required one", "budget: 500", "budjet: 500",
+                  "request.budjet"),
+    window_search("a negative node count", "n: 2", "n: -3", "request.n"),
+    window_search("true as a number", "nodes: 10", "nodes: true", "environment.nodes"),
+    window_search("a number in quotes", "volume: 100", 'volume: "100"', "request.volume"),
+    window_search("an infinite volume", "volume: 100", "volume: .inf", "request.volume"),
+    window_search("a NaN budget", "budget: 500", "budget: .nan", "request.budget"),
+    window_search("a fractional node count", "nodes: 10", "nodes: 2.5", "environment.nodes"),
+    window_search("a reversed range", "horizon: 300}",
+                  "horizon: 300, performance: {low: 5, high: 1}}", "environment.performance"),
+    window_search("no policies", "policies: [FirstFit, MaxQ]", "policies: []", "policies"),
+    window_search("an unknown criterion", "MaxQ]", "MaxQQ]", "MaxQQ"),
+    window_search("a policy list given as one name", "policies: [FirstFit, MaxQ]",
+                  "policies: FirstFit", "policies"),
+    window_search("a section given as a number", "request: {n: 2, volume: 100, budget: 500}",
+                  "request: 5", "request"),
+    window_search("a criterion mapping without its name", "MaxQ]", "{target: MaxQ}]",
+                  "policy 1"),
+    window_search("an unknown criterion parameter", "MaxQ]",
+                  "{name: MultipleBest, goal: MaxQ}]", "goal"),
+    window_search("a request wider than the environment", "n: 2", "n: 11", "request.n"),
+    window_search("a minimum performance no node has", "budget: 500}",
+                  "budget: 500, min_performance: 11}", "request.min_performance"),
+    window_search("a budget below the cheapest window", "budget: 500", "budget: 10",
+                  "request.budget"),
+    window_search("a task longer than the horizon", "volume: 100, budget: 500",
+                  "volume: 1e4, budget: 1e6", "request.volume"),
+    # Kind jobflow.
+    job_flow("no queue sizes", "queue_sizes: [6]\n", "", "queue_sizes"),
+    job_flow("a queue size of zero", "queue_sizes: [6]", "queue_sizes: [0]", "queue_sizes"),
+    job_flow("a baseline that is not a policy", "policies:", "baseline: CoP\npolicies:",
+             "baseline"),
+    job_flow("a reversed job size range", "n: [1, 4]", "n: [4, 1]", "jobs.n"),
+    job_flow("jobs all wider than the machine", "n: [1, 4]", "n: [9, 12]", "jobs.n"),
+    job_flow("a job budget below the cheapest job", "n: [1, 4]}", "n: [1, 4], budget: 1}",
+             "jobs.budget"),
+    job_flow("poisson arrivals without a rate", "queue_sizes:",
+             "arrivals: {model: poisson}\nqueue_sizes:", "arrivals"),
+    job_flow("an unknown priority", "queue_sizes:", "priority: lifo\nqueue_sizes:",
+             "priority"),
+    # Kind batch.
+    scenario("batch", "an unknown policy", edited(BATCH, "{name: AMP}", "{name: AMPP}"),
+             "policies.1.name"),
+    scenario("batch", "a reversed slot count", BATCH + "slots: {count: [150, 120]}\n",
+             "slots"),
+    scenario("batch", "an unknown goal", BATCH + "goals: [speed]\n", "goals.0"),
+    scenario("batch", "a price cap below every slot price",
+             BATCH + "jobs: {price_markup: [0.5, 0.6]}\n", "policies.0"),
+    scenario("batch", "jobs wider than every slot list", BATCH + "jobs: {nodes: [200, 300]}\n",
+             "jobs.nodes"),
+    # Kind cloud.
+    scenario("cloud", "no providers", CLOUD[: CLOUD.index("providers:")] + "providers: []\n",
+             "providers"),
+    scenario("cloud", "a capacity that does not start at 0",
+             edited(CLOUD, "capacity: [{time_s: 0, vms: 40}]",
+                    "capacity: [{time_s: 60, vms: 40}]"), "providers.0.capacity"),
+    scenario("cloud", "providers that never accept a VM",
+             re.sub(r"vms: \d+\}", "vms: 0}", CLOUD), "providers"),
+    scenario("cloud", "negative samples",
+             edited(CLOUD, "total_samples: 20000000", "total_samples: -5"),
+             "application.total_samples"),
+    # Kind swf_replay.
+    scenario("swf_replay", "a log that does not exist", SWF_REPLAY, "workload.path"),
+    scenario("swf_replay", "a scheduler twice",
+             edited(SWF_REPLAY, "[fcfs, easy]", "[fcfs, fcfs]"), "schedulers",
+             files={"log.swf": GOOD_LOG}),
+    scenario("swf_replay", "an unknown scheduler",
+             edited(SWF_REPLAY, "[fcfs, easy]", "[fcfs, sjf]"), "schedulers.1",
+             files={"log.swf": GOOD_LOG}),
+    scenario("swf_replay", "an empty node class", SWF_REPLAY + "platform: {node_classes: "
+             "[{count: 0}]}\n", "platform.node_classes.0.count", files={"log.swf": GOOD_LOG}),
+    # SWF logs, read before running.
+    swf_log("a line with 6 fields", log_with("5 0 10 100 4 -1"), "log.swf, line 3"),
+    swf_log("text in a numeric field", log_with(JOB_LINES[1].replace(" 50 ", " fifty ")),
+            "log.swf, line 3"),
+    swf_log("a NaN run time", log_with(JOB_LINES[1].replace(" 50 ", " nan ")),
+            "log.swf, line 3"),
+    swf_log("a truncated gzip file", gzip.compress(GOOD_LOG.encode())[:30], "log.swf.gz",
+            name="log.swf.gz"),
+    swf_log("an empty log", "", "log.swf"),
+    swf_log("only comments", LOG_HEADER, "log.swf"),
+    swf_log("every run time negative",
+            LOG_HEADER + "".join(line.replace(" -1 100 ", " -1 -100 ") for line in JOB_LINES[:1]),
+            "log.swf"),
+    swf_log("every job wider than the machine", LOG_HEADER + JOB_LINES[3].replace(" 8 ", " 9 "),
+            "log.swf"),
+    swf_log("a header number that is text", "; MaxProcs: many\n" + "".join(JOB_LINES),
+            "MaxProcs"),
+    # Command-line options.
+    option("an unknown command", "rn", "rn"),
+    option("a misspelt option", "--seeds", "run", "--seeds", "3"),
+    option("replications zero", "--replications", "run", "-r", "0"),
+    option("a reversed replication range", "--replications", "run", "-r", "5:2"),
+    option("a shard beyond the count", "--shard", "run", "--shard", "3/2"),
+    option("a negative seed", "--seed", "run", "-s", "-1"),
+    option("zero workers", "--jobs", "run", "-j", "0"),
+    option("a malformed cluster address", "--cluster", "run", "s.yaml", "--cluster", "bogus",
+           "-q", files={"s.yaml": WINDOW_SEARCH.replace("tiny", "other")}),
+    option("an empty results folder name", "--out", "run", "s.yaml", "-q", "-o", "",
+           files={"s.yaml": WINDOW_SEARCH.replace("tiny", "other")}),
+    option("a results folder that is a file", "s.yaml", "run", "s.yaml", "-q", "-o", "s.yaml",
+           files={"s.yaml": WINDOW_SEARCH}),
+    option("a results folder of another experiment", "results/tiny", "run", "s.yaml", "-q",
+           "-o", "results/tiny",
+           files={"s.yaml": WINDOW_SEARCH.replace("n: 2,", "n: 3,")}),
+    option("--log on a scenario that is not a replay", "--log", "run", "s.yaml", "--log",
+           "log.swf", "-q", files={"s.yaml": WINDOW_SEARCH, "log.swf": GOOD_LOG}),
+    option("a missing scenario argument", "SCENARIO", "validate"),
+    option("an unknown image format", "--output", "gantt", "results/flow", "--policy",
+           "BFstart", "-o", "chart.xyz"),
+    option("a Gantt window that ends before it starts", "--from 100 --to 50", "gantt",
+           "results/flow", "--policy", "BFstart", "--from", "100", "--to", "50", "-o",
+           "chart.png"),
+    option("a policy no run has", "policy", "gantt", "results/flow", "--policy", "CoP",
+           "-o", "chart.png"),
+    option("a replication no run has", "replication", "export", "results/flow", "--format",
+           "swf", "--policy", "BFstart", "--replication", "9", "-o", "out.swf"),
+    option("an unknown export format", "--format", "export", "results/flow", "--format", "xml",
+           "--policy", "BFstart", "-o", "out.xml"),
+    option("export of a window search", "results/tiny", "export", "results/tiny", "--format",
+           "swf", "--policy", "MaxQ", "-o", "out.swf"),
+    option("a non-positive time unit", "--time-unit", "export", "results/flow", "--format",
+           "swf", "--policy", "BFstart", "--time-unit", "0", "-o", "out.swf"),
+    option("a report of a folder that does not exist", "nowhere", "report", "nowhere"),
+    option("a report of a folder that is not results", "empty", "report", "empty", "-o", "r",
+           files={"empty/note.txt": ""}),
+    option("a damaged metadata.json", "results/tiny/metadata.json", "report", "results/tiny",
+           "-o", "r", files={"results/tiny/metadata.json": "{"}),
+    option("status of a folder that is not results", "empty", "status", "empty",
+           files={"empty/note.txt": ""}),
+    option("merging a folder into itself", "results/tiny", "merge", "results/tiny",
+           "results/tiny", "-o", "merged"),
+    option("merging two experiments", "results/tiny", "merge", "results/tiny", "results/flow",
+           "-o", "merged"),
+]
+# fmt: on
+
+
+def as_code(text: str) -> str:
+    """``text`` as inline code in a Markdown table cell (pipes escaped; double backticks
+    around text that holds one)."""
+    text = text.replace("|", "\\|")
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+def make_results(folder: Path) -> None:
+    """The results folders every case starts with (two small real runs)."""
+    with contextlib.chdir(folder):
+        for name, text in (("tiny", WINDOW_SEARCH), ("flow", JOB_FLOW)):
+            Path(f"{name}.yaml").write_text(text)
+            result = CliRunner().invoke(main, ["run", f"{name}.yaml", "-q", "-j", "1", "-o",
+                                               f"results/{name}"])  # fmt: skip
+            assert result.exit_code == 0, result.output
+            Path(f"{name}.yaml").unlink()
+
+
+def checksums(folder: Path) -> dict[str, str]:
+    """SHA-256 of every file under ``folder``, by relative path."""
+    return {
+        str(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+def prepare(case: Case, results: Path, folder: Path) -> None:
+    """Put a fresh copy of ``results`` and the case's files in ``folder``."""
+    shutil.copytree(results, folder / "results")
+    for name, content in case.files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+
+
+def run_case(case: Case, folder: Path) -> Outcome:
+    """Run the case's command in ``folder`` (after :func:`prepare`)."""
+    with contextlib.chdir(folder):
+        result = CliRunner().invoke(main, list(case.args))
+    return Outcome(result.exit_code, result.stdout, result.stderr)
