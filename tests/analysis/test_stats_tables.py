@@ -52,6 +52,13 @@ def test_values_that_are_not_finite_are_left_out_of_the_interval():
     assert count == 0 and math.isnan(mean) and math.isnan(half)
 
 
+def test_missing_values_held_as_python_objects_are_left_out_like_nan():
+    """An object column (None where a run has no value) is read as floats, not refused."""
+    column = pd.Series([1.0, None, 3.0], dtype=object)
+    assert mean_interval(column)[::2] == (2.0, 2)
+    assert mean_interval([1, None, 3])[::2] == (2.0, 2)
+
+
 @pytest.mark.parametrize("count", [2, 3, 10, 31, 32, 45])
 def test_the_interval_is_student_s_t_on_either_side_of_the_table(count):
     values = np.random.default_rng(count).gamma(2.0, 50.0, size=count)
@@ -142,6 +149,20 @@ def test_paired_comparisons_list_the_policies_in_their_order_and_keep_those_with
     assert math.isnan(a["difference_mean"]) and math.isnan(a["relative_mean"])
 
 
+def test_paired_groups_keep_the_order_of_the_runs_and_a_group_without_a_key_value():
+    """A sweep listed 0.9 before 0.5 is compared in that order; runs of a folder without the
+    swept column (NaN there once folders are combined) are compared as their own group."""
+    rows = []
+    for load, offset in ((0.9, 0.0), (0.5, 1.0), (np.nan, 2.0)):
+        for r in range(3):
+            rows.append({"replication": r, "load": load, "policy": "A", "m": 10.0 * r})
+            rows.append({"replication": r, "load": load, "policy": "B", "m": 10.0 * r + offset})
+    table = paired_comparison(pd.DataFrame(rows), "m", "A", ["load"])
+    assert table["load"].tolist()[:2] == [0.9, 0.5] and math.isnan(table["load"].iloc[2])
+    assert table["difference_mean"].tolist() == [0.0, 1.0, 2.0]
+    assert table["pairs"].tolist() == [3, 3, 3]
+
+
 def test_a_baseline_that_is_not_in_the_results_is_named():
     with pytest.raises(ValueError, match="baseline policy 'absent' is not in the results"):
         paired_comparison(runs_table(), "wait", "absent")
@@ -154,6 +175,7 @@ def test_paired_comparisons_of_several_metrics_default_to_the_first_policy_liste
     assert paired["metric"].tolist() == ["wait", "wait", "cost", "cost"]
     assert paired["policy"].tolist() == ["A", "B", "A", "B"]
     assert paired["queue_size"].tolist() == [5.0] * 4  # the default keys: comparison_keys
+    assert paired.index.tolist() == [0, 1, 2, 3]  # one table, not the metrics' tables stacked
     for row in paired.to_dict("records"):
         alone = paired_comparison(table, row["metric"], "C", ["queue_size"])
         (same,) = alone[alone["policy"] == row["policy"]].to_dict("records")
@@ -174,6 +196,15 @@ def test_the_console_table_aligns_mean_and_half_width_per_metric():
         "policy   runs  wait         cost      ",
         "BFstart  3     12.35 ± 1.2  5         ",
         "CoP      1     -            7.25 ± 0.5",
+    ]
+
+
+def test_the_console_table_counts_runs_rather_than_cycles_when_it_has_both():
+    summary = pd.DataFrame({"goal": ["cost"], "runs": [3], "cycles": [12], "x_mean": [0.5],
+                            "x_ci95": [np.nan]})  # fmt: skip
+    assert format_summary(summary, ["goal"], ["x"]).split("\n") == [
+        "goal  runs  x  ",
+        "cost  3     0.5",
     ]
 
 
