@@ -82,21 +82,6 @@ class CountingProfile:
         if self._times[0] < now:
             self._times[0] = now
 
-    def _breakpoint(self, time: float) -> int:
-        """Index of the step starting at ``time``, splitting a step if needed."""
-        i = self._step_at(time)
-        if self._times[i] == time:
-            return i
-        self._times.insert(i + 1, time)
-        self._free.insert(i + 1, self._free[i])
-        return i + 1
-
-    def _merge(self, i: int) -> None:
-        """Remove the breakpoint ``i`` if its step holds the count of the step before."""
-        free = self._free
-        if 0 < i < len(free) and free[i] == free[i - 1]:
-            del self._times[i], free[i]
-
     def add(self, start: float, end: float, processors: int) -> None:
         """Occupy ``processors`` (release if negative) over ``[start, end)``.
 
@@ -126,17 +111,31 @@ class CountingProfile:
             if times[i] == start and not ends_step and joins_previous:
                 times[i] = end
                 return
-        first = self._breakpoint(start)
-        last = self._breakpoint(end) if end != math.inf else len(self._times)
-        covered = [count - processors for count in self._free[first:last]]
+        # the general case, written out (this is the inner loop of compression): split the
+        # steps at start and end, change the counts between, merge equal neighbours
+        if times[i] != start:
+            i += 1
+            times.insert(i, start)
+            free.insert(i, free[i - 1])
+        if end == math.inf:
+            j = len(times)
+        else:
+            j = bisect_left(times, end, i)
+            if j == len(times) or times[j] != end:
+                times.insert(j, end)
+                free.insert(j, free[j - 1])
+        covered = [count - processors for count in free[i:j]]
         if min(covered) < 0:
             raise ValueError(f"over-committed: {processors} processors on [{start}, {end})")
         if max(covered) > self.processors:
             raise ValueError(f"released more than was held on [{start}, {end})")
-        self._free[first:last] = covered
-        self._merge(last)  # the later one first: merging it moves no earlier index
-        self._merge(first)
-        self._valid = min(self._valid, first)  # steps before `first` neither changed nor moved
+        free[i:j] = covered
+        if j < len(free) and free[j] == free[j - 1]:  # the later one first: no index moves
+            del times[j], free[j]
+        if i > 0 and free[i] == free[i - 1]:
+            del times[i], free[i]
+        if i < self._valid:  # steps before i neither changed nor moved
+            self._valid = i
 
     def release(self, start: float, end: float, processors: int) -> None:
         """Free ``processors`` over ``[start, end)`` (undo an :meth:`add`)."""
