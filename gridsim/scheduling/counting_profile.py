@@ -276,12 +276,20 @@ class CountingProfile:
 
         * the scan for the first step with enough free processors bisects the running
           maximum (non-decreasing) instead of walking the steps before it;
-        * a move whose two ranges each lie inside one step shifts at most two breakpoints
-          (the usual case: a reservation sliding earlier inside a gap) before falling back
-          to :meth:`add` for the general case.
+        * jobs of the same processors and duration (a user's series of identical jobs) do
+          not walk the same runs again: once a scan has found every run of ``p`` free
+          processors ending by a time ``T`` shorter than ``e``, a later job of the same
+          ``(p, e)`` whose reservation is after ``T`` starts its scan at ``T`` (those runs
+          end before its reservation, so they are too short for it too, and its latest
+          start, if earlier, is before the next run anyway). Taking processors never
+          lengthens a run, so only a move that frees processors at or before ``T`` (its
+          old place, from ``max(new end, old start)``) forgets ``T``.
         """
         times, free, most_free = self._times, self._free, self._most_free
         moves: list[tuple[int, float]] = []
+        # (processors, duration) -> a time T: every run of that many free processors ending
+        # by T is shorter than the duration (see the docstring)
+        too_short: dict[tuple[int, float], float] = {}
         for job, reserved in queue.items():
             if reserved <= now:
                 continue
@@ -306,7 +314,16 @@ class CountingProfile:
             self.scans += 1
             e = duration[job]
             i = bisect_left(most_free, p, 0, need)  # the first step with enough free
+            key = (p, e)
+            known = too_short.get(key)
+            if known is not None and known < reserved:
+                i = max(i, bisect_right(times, known) - 1)  # a step with fewer than p free
+            last_end = None
             while True:
+                while i < stop and free[i] < p:
+                    i += 1
+                if i == stop:
+                    break
                 run_start = times[i]
                 if run_start > latest:
                     break
@@ -317,10 +334,12 @@ class CountingProfile:
                 if i == stop or times[i] - start >= e:
                     self.move(reserved, start, e, p)
                     moves.append((job, start))
+                    released = start + e if start + e > reserved else reserved
+                    for other in [k for k, end in too_short.items() if end >= released]:
+                        del too_short[other]
                     break
-                while i < stop and free[i] < p:
-                    i += 1
-                if i == stop:
-                    break
-            # the profile may have changed size: the lists are the same objects
+                last_end = times[i]
+            if last_end is not None and (known is None or last_end > known):
+                too_short[key] = last_end
+        return moves
         return moves
