@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -216,3 +217,31 @@ def test_min_cost_costs_no_more_than_any_other_criterion(seed):
         if window is not None:
             assert cheapest is not None
             assert cheapest.cost <= window.cost * (1 + 1e-12), spec
+
+
+@pytest.mark.parametrize("spec", ["CoP", "PAST", {"name": "CoP", "delta2": 3.0}])
+def test_window_value_bound_is_above_every_window_value(spec):
+    # z of n slots on nodes no slower than the slowest, for windows fitting their slots.
+    criterion = build_criterion(spec)
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        n = int(rng.integers(1, 6))
+        start, runtime = float(rng.uniform(0, 1e6)), float(rng.uniform(1, 1e4))
+        slowest = float(rng.uniform(1, 3))
+        performance = slowest * rng.uniform(1, 2, n)
+        slot_start = start - rng.choice([0.0, 1e-7, 1.0, 1e3], n) * rng.uniform(0, 1, n)
+        tail = rng.random(n) < 0.3
+        slot_end = np.where(tail, np.inf, start + runtime + rng.uniform(0, 2 * runtime, n))
+        z = criterion.slot_values(slot_start, slot_end, 0.0, 0.0, start, runtime, performance)
+        bound = criterion.window_value_bound(np.array([start]), runtime, slowest, n)
+        assert float(np.sum(z)) <= float(bound[0]) + 1e-6
+
+
+def test_criteria_without_a_window_value_bound_say_so():
+    assert (
+        build_criterion({"name": "PAST", "rule2": "as_described"}).window_value_bound(
+            np.array([0.0]), 1.0, 1.0, 2
+        )
+        is None
+    )
+    assert build_criterion("MinCost").window_value_bound(np.array([0.0]), 1.0, 1.0, 2) is None

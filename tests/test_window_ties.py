@@ -9,9 +9,13 @@ would pass there and is caught here.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_budget import examples
+from random_instances import random_instance
 from reference_window_search import reference_search_all
 
 from gridsim.model import Node, Request
@@ -51,3 +55,30 @@ def test_equal_windows_are_broken_by_the_slowest_node_then_the_start(instance, n
     assert (window.criterion_value, slowest, window.start) == (
         expected.value, expected.performance, expected.start
     )  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("name", ["MaxQ", "DEP", "COORD"])
+def test_money_units_do_not_change_the_window(seed, name):
+    """Prices and budget in thousandths (budgets left below 1) give the same window."""
+    profile, request = random_instance(seed)
+    scaled_nodes = [replace(node, price=node.price / 1000) for node in profile.nodes]
+    scaled = Profile(scaled_nodes, busy_of(profile), profile.horizon_start, profile.horizon_end)
+    cheap = replace(request, budget=request.budget / 1000)
+    window = build_criterion(name).search(profile, request)
+    thousandths = build_criterion(name).search(scaled, cheap)
+    assert (window is None) == (thousandths is None)
+    if window is not None:
+        assert (thousandths.start, thousandths.nodes) == (window.start, window.nodes)
+
+
+def busy_of(profile: Profile) -> list[list[tuple[float, float]]]:
+    """Per node, the busy intervals of ``profile``: the gaps between its free intervals."""
+    busy = []
+    for node in profile.nodes:
+        edges = [profile.horizon_start]
+        for start, end in profile.free_intervals(node.id):
+            edges += [start, end]
+        edges.append(profile.horizon_end)
+        busy.append([(a, b) for a, b in zip(edges[::2], edges[1::2], strict=True) if b > a])
+    return busy

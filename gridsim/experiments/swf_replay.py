@@ -6,8 +6,10 @@ its fields map to jobs (:class:`~gridsim.workloads.swf.SwfMapping`), the machine
 homogeneous machine, or node classes from :mod:`gridsim.workloads.platform`) and the
 schedulers. Produces three tables, each with ``scheduler``, ``policy`` and ``replication``:
 ``runs`` (one row per scheduler: the metrics of :mod:`gridsim.analysis.jobflow_metrics`,
-peak processors, replay time), ``jobs`` (one row per job: submit, start, finish, wait,
-response, slowdowns, first reservation, nodes) and ``users`` (the metrics per user).
+total cost, peak processors, replay time), ``jobs`` (one row per job: submit, start, finish,
+wait, response, slowdowns, first reservation, cost, nodes) and ``users`` (the metrics per
+user). A job's cost is the time it held its nodes times their prices (on the log's machine,
+processors x run time x the price).
 
 Which engine runs a replay:
 
@@ -49,7 +51,7 @@ from gridsim.workloads.swf import DROP_REASONS, SwfLog, SwfMapping, bundled_swf,
 SchedulerName = Literal["fcfs", "easy", "conservative"]
 METRICS = [
     "jobs", "mean_wait_time", "mean_response_time", "mean_slowdown", "mean_bounded_slowdown",
-    "utilisation", "makespan", "killed_jobs", "peak_processors", "replay_time_s",
+    "utilisation", "makespan", "killed_jobs", "total_cost", "peak_processors", "replay_time_s",
 ]  # fmt: skip
 #: Why jobs of a log are dropped on reading (:data:`~gridsim.workloads.swf.DROP_REASONS`).
 DROP_WHY = {
@@ -70,7 +72,7 @@ REJECTIONS = (
 #: Columns `gridsim run` prints (all of METRICS are in summary.csv).
 DISPLAY_METRICS = [
     "mean_wait_time", "mean_response_time", "mean_slowdown", "mean_bounded_slowdown",
-    "utilisation", "killed_jobs", "replay_time_s",
+    "utilisation", "killed_jobs", "total_cost", "replay_time_s",
 ]  # fmt: skip
 
 
@@ -176,6 +178,7 @@ def replay_homogeneous(
         if progress is not None:
             progress[0].close()
     table = _job_table(jobs, replay.start_time, replay.first_reservation)
+    table["cost"] = table.run_time * table.processors * float(platform.price[0])
     if replay.nodes is not None:
         table["allocated_resources"] = [node_intervals(nodes) for nodes in replay.nodes]
     table.attrs["peak_processors"] = replay.peak_processors
@@ -190,11 +193,21 @@ def replay_node_level(
     ``first_reservation`` is kept for conservative backfilling only (NaN otherwise), as on
     the homogeneous machine.
     """
-    from gridsim.sim.engine import simulate
+    from gridsim.scheduling.queue_policies import build_planner
+    from gridsim.sim.engine import Engine
 
     jobs = log.jobs
     instance = node_level_instance(jobs, platform)
-    trace = simulate(instance, build_criterion(scenario.policy), scheduler=scheduler)
+    criterion = build_criterion(scenario.policy)
+    planner = build_planner(scheduler, instance.nodes, instance.busy, criterion)
+    progress = _progress_bar(scenario, jobs, f"{scheduler}/{criterion.label}")
+    try:
+        if progress is not None:
+            planner = _ReportingPlanner(planner, *progress)
+        trace = Engine(instance, planner).run()
+    finally:
+        if progress is not None:
+            progress[0].close()
     records = pd.DataFrame(trace.job_records())  # sorted by id: the table's order
     unplaced = records.final_state.isin(["rejected", "unfinished"])
     if unplaced.any():
@@ -212,6 +225,23 @@ def replay_node_level(
         ]
     table.attrs["peak_processors"] = _peak_in_use(table)
     return table
+
+
+class _ReportingPlanner:
+    """A node-level planner that moves a progress bar to every submission's time.
+
+    Everything else is the wrapped planner's (the engine reads its ``jobs``, ``running``...).
+    """
+
+    def __init__(self, planner, bar, first: float) -> None:
+        self._planner, self._bar, self._first = planner, bar, first
+
+    def submit(self, jobs, now: float):
+        self._bar.update(max(0, round(now - self._first) - self._bar.n))
+        return self._planner.submit(jobs, now)
+
+    def __getattr__(self, name: str):
+        return getattr(self._planner, name)
 
 
 def node_level_instance(jobs: pd.DataFrame, platform: LogPlatform):
@@ -284,9 +314,9 @@ def run_replication(
         summary = jobflow_summary(jobs, len(platform), threshold)
         speed = len(jobs) / elapsed if elapsed > 0 else math.nan
         peak = jobs.attrs["peak_processors"]
-        runs.append({**labels, **summary.to_dict(), "peak_processors": peak,
-                     "replay_time_s": elapsed, "jobs_per_second": speed,
-                     **read_counts(log)})  # fmt: skip
+        runs.append({**labels, **summary.to_dict(), "total_cost": float(jobs.cost.sum()),
+                     "peak_processors": peak, "replay_time_s": elapsed,
+                     "jobs_per_second": speed, **read_counts(log)})  # fmt: skip
         job_tables.append(job_metrics(jobs, threshold).assign(**labels))
         users = per_user_summary(jobs, len(platform), threshold).reset_index()
         user_tables.append(users.assign(**labels))

@@ -33,9 +33,12 @@ candidate makes the guarantee the head's start time, as in EASY. On identical no
 earliest-start criterion (BFstart) the two tests together are exactly the classical rule, and
 the start times equal those of :class:`~gridsim.scheduling.log_schedulers.Easy` (tested).
 
-Cost per event: FCFS one window search per new job, and one per queued job after an early
-finish or overrun. EASY up to three searches per queued job that might start now; a job is
-skipped without a search when fewer eligible nodes than it needs are free now.
+Cost per event: FCFS one window search per new job, and after an early finish or overrun one
+per queued job that might get an earlier window (the others keep theirs after the test of
+:mod:`gridsim.scheduling.earlier_windows`). EASY up to three searches per queued job that
+might start now; a job is skipped without a search when fewer eligible nodes than it needs
+are free now, or when no window of the volume its criterion searched it with can start now
+even without the head's reservation.
 """
 
 from __future__ import annotations
@@ -321,7 +324,7 @@ class EasyBackfilling(_QueuePlanner):
         (:func:`~gridsim.scheduling.earlier_windows.may_start_at`); True until a search has
         shown the volume the criterion searches the job with."""
         volume = self._volumes.get(job.id)
-        if volume is None:
+        if volume is None or not self.skip_tests:
             return True
         assert self.head is not None
         table = self.profile.slot_table()

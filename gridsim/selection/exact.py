@@ -7,6 +7,8 @@ best one found so far, solving the subset programme only where bounds cannot rul
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from gridsim.selection.steps import _NEG, _Choice, _Step
@@ -27,11 +29,11 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> 
     """
     rows = len(step.start)
     masked = np.where(step.member, values, _NEG)
+    row_index = np.arange(rows)[:, None]  # plain indexing: take_along_axis costs more here
     if count:
         top = np.argpartition(-masked, count - 1, axis=1)[:, :count]
         # Without a budget the best columns always fit: their cost is not needed.
         top_cost = np.zeros(rows)
-        row_index = np.arange(rows)[:, None]  # plain indexing: take_along_axis costs more here
         if np.isfinite(step.budget_left).any():
             top_cost = step.cost[row_index, top].sum(axis=1)
         bound = sigma_values + masked[row_index, top].sum(axis=1)
@@ -43,17 +45,25 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> 
     best = incumbent
     order = np.lexsort((np.arange(rows), -bound))
     relaxed = np.full(rows, np.nan)  # Lagrangian bounds, computed a block of rows at a time
-    for position, row in enumerate(order):
-        row = int(row)
-        if not np.isfinite(bound[row]):
+    # The loop reads Python floats: many rows often tie with the best (symmetric nodes) and
+    # are tested one by one, so NumPy's cost per scalar access would dominate. A row solved
+    # by its best columns has exactly the value the per-row sum gives (the same additions).
+    top_value = (sigma_values + values[row_index, top].sum(axis=1)).tolist()
+    top_fits = (top_cost <= step.budget_left).tolist()
+    bounds = bound.tolist()
+    performance = step.slots.performance[step.sigma].tolist()
+    negative_start = (-step.start).tolist()
+    for position, row in enumerate(order.tolist()):
+        row_bound = bounds[row]
+        if not math.isfinite(row_bound):
             break
         if best is not None:
-            if bound[row] + 1e-9 < best.key[0]:
+            if row_bound + 1e-9 < best.key[0]:
                 break  # rows are in bound order: none of the rest can reach the best
-            if step.key(row, float(bound[row]) + 1e-9) <= best.key:
+            if (row_bound + 1e-9, 0.0, performance[row], negative_start[row]) <= best.key:
                 continue  # equal bound: a later row may still win the tie-break
-        if top_cost[row] <= step.budget_left[row]:
-            picks = top[row]
+        if top_fits[row]:
+            picks, value = top[row], top_value[row]
         else:
             members = np.flatnonzero(step.member[row])
             row_values, row_costs = values[row, members], step.cost[row, members]
@@ -70,10 +80,9 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> 
             if chosen is None:
                 continue
             picks = members[list(chosen)]
-        value = float(sigma_values[row] + values[row, picks].sum())
-        choice = step.choice(row, value, 0.0, step.columns[picks])
-        if best is None or choice.key > best.key:
-            best = choice
+            value = float(sigma_values[row] + values[row, picks].sum())
+        if best is None or (value, 0.0, performance[row], negative_start[row]) > best.key:
+            best = step.choice(row, value, 0.0, step.columns[picks])  # ties keep the first
     return best if best is not incumbent else None
 
 

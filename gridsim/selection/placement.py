@@ -30,7 +30,12 @@ ADJACENT = 1e-6
 
 
 def choose_in_slot_order(
-    step: _Step, count: int, value, equal_starts: str = "node", ties: str = "fastest"
+    step: _Step,
+    count: int,
+    value,
+    equal_starts: str = "node",
+    ties: str = "fastest",
+    falls_with_start: bool = False,
 ) -> object:
     """Backfilling without tie-break rules: at every step take the first ``count`` member slots
     in slot order (start, then node) [TY20, Sec. 3.2, Fig. 2], falling back to the cheapest
@@ -40,13 +45,16 @@ def choose_in_slot_order(
     order; ``fastest``/``slowest``: by performance); ``ties`` decides between steps of equal
     value (``fastest``: the faster slowest node, as the general search's group loop meets
     them; ``slowest``: the slower one, passed on as the key's secondary value).
+    ``falls_with_start``: ``value`` never grows with the start at a fixed runtime (earliest
+    start or finish), which lets an unlimited budget look only at each sigma's first
+    complete row.
     """
     if count == 0:
         return choose_cheapest(
             step, count, lambda s, picks, total: (value(s.start, s.runtime), None)
         )
     if np.isinf(step.budget_left).all() and equal_starts == "node" and ties == "fastest":
-        return _first_in_slot_order_unlimited(step, count, value)
+        return _first_in_slot_order_unlimited(step, count, value, falls_with_start)
     # The first ``count`` members in slot order (columns are kept in price order).
     in_order = _slot_order(step, equal_starts)
     member = step.member[:, in_order]
@@ -80,58 +88,32 @@ def _slot_order(step: _Step, equal_starts: str) -> np.ndarray:
     return np.lexsort((step.columns, sign * performance, step.slots.start[step.columns]))
 
 
-def _first_in_slot_order_unlimited(step: _Step, count: int, value) -> object:
+def _first_in_slot_order_unlimited(
+    step: _Step, count: int, value, falls_with_start: bool
+) -> object:
     """``choose_in_slot_order`` without a budget: every row with enough members is affordable,
     so only the best row's members are looked up.
 
-    ``value`` never grows with the start at a fixed runtime (an earliest start or finish), so
-    a sigma's best row is its first row with enough members: later rows of the same sigma
-    start no earlier, so they have no better value and lose the ties (start, then row order).
-    Rows are therefore tested in blocks from each sigma's first step, and a sigma drops out
-    at its first complete row: the membership matrix of a busy profile's hundreds of rows
-    per sigma is never built.
+    If ``value`` never grows with the start at a fixed runtime (``falls_with_start``), a
+    sigma's best row is its first row with enough members: later rows of the same sigma start
+    no earlier, so they have no better value and lose the ties (start, then row order). Rows
+    are then tested in blocks from each sigma's first step, and a sigma drops out at its first
+    complete row: the membership matrix of a busy profile's hundreds of rows per sigma is
+    never built.
     """
-    first = _first_complete_rows(step, count)
-    if len(first) == 0:
+    if falls_with_start:
+        complete = step.first_complete_rows(count)
+    else:
+        complete = np.flatnonzero(step.member.sum(axis=1) >= count)
+    if len(complete) == 0:
         return None
-    score = value(step.start[first], step.runtime[first])
-    performance = step.slots.performance[step.sigma[first]]
-    row = int(first[np.lexsort((step.start[first], -performance, -score))[0]])
+    score = value(step.start[complete], step.runtime[complete])
+    performance = step.slots.performance[step.sigma[complete]]
+    best = int(np.lexsort((step.start[complete], -performance, -score))[0])
+    row = int(complete[best])
     members = np.flatnonzero(step.member_block(np.array([row]), slice(None))[0])
     chosen = np.sort(step.columns[members])[:count]
-    best = int(np.flatnonzero(first == row)[0])
     return step.choice(row, float(score[best]), 0.0, chosen)
-
-
-#: Rows per sigma in the first block of ``_first_complete_rows``; each next block is 4x.
-_FIRST_BLOCK = 8
-
-
-def _first_complete_rows(step: _Step, count: int) -> np.ndarray:
-    """Per sigma (rows are grouped by sigma, in step order), its first row with at least
-    ``count`` members, in row order; sigmas with none are left out."""
-    change = np.flatnonzero(step.sigma[1:] != step.sigma[:-1]) + 1
-    begin = np.concatenate(([0], change))
-    end = np.concatenate((change, [len(step.sigma)]))
-    found = np.full(len(begin), -1, dtype=np.int64)
-    active = np.arange(len(begin))
-    offset, width = 0, _FIRST_BLOCK
-    while len(active):
-        lo = begin[active] + offset
-        size = np.clip(end[active] - lo, 0, width)
-        rows = np.repeat(lo - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
-        complete = step.member_block(rows, slice(None)).sum(axis=1) >= count
-        owner = np.repeat(np.arange(len(active)), size)
-        hit = np.flatnonzero(complete)
-        # The first complete row of each group: hits are in row order within a group.
-        groups, first_hit = np.unique(owner[hit], return_index=True)
-        found[active[groups]] = rows[hit[first_hit]]
-        still = np.ones(len(active), dtype=bool)
-        still[groups] = False
-        still &= lo + size < end[active]
-        active = active[still]
-        offset, width = offset + width, 4 * width
-    return found[found >= 0]
 
 
 class InSlotOrder:
@@ -144,7 +126,15 @@ class InSlotOrder:
     takes_cheapest: ClassVar[bool] = False
 
     def choose(self, step, count, incumbent):
-        return choose_in_slot_order(step, count, self.value)
+        return choose_in_slot_order(
+            step, count, self.value, falls_with_start=_falls_with_start(self)
+        )
+
+
+def _falls_with_start(criterion) -> bool:
+    """Whether the criterion's ``value`` is one known never to grow with the start (an
+    earliest start or finish); a plugin's own ``value`` is not assumed to be."""
+    return type(criterion).value in (FirstFit.value, MinFinish.value)
 
 
 @register
@@ -185,7 +175,9 @@ class BFstart(InSlotOrder, FirstFit):
         return find_window(profile.slot_table(), request, criterion)
 
     def choose(self, step, count, incumbent):
-        return choose_in_slot_order(step, count, self.value, self.equal_starts, self.ties)
+        return choose_in_slot_order(
+            step, count, self.value, self.equal_starts, self.ties, _falls_with_start(self)
+        )
 
 
 def _check_choice(field_name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -264,6 +256,17 @@ class _Placement(SlotCriterion):
     def _base(self, start, runtime, performance):
         return -(start + runtime) - self.alpha1 * performance
 
+    def _bonus_bound(self) -> float | None:
+        """The most the amendments add to one slot's ``z`` (None: no bound)."""
+        return None
+
+    def window_value_bound(self, start, runtime, slowest, n):
+        # Every slot's z is the base at its own (no slower) node plus at most the bonus.
+        bonus = self._bonus_bound()
+        if bonus is None:
+            return None
+        return n * (self._base(start, runtime, slowest) + bonus)
+
     @staticmethod
     def _distances(slot_start, slot_end, start, runtime):
         left = start - slot_start
@@ -302,6 +305,11 @@ class PAST(_Placement):
         super().__post_init__()
         _check_choice("rule2", self.rule2, ("as_printed", "as_described"))
 
+    def _bonus_bound(self) -> float | None:
+        # Two adjacency bonuses; rule 2 as printed only subtracts (L_right >= 0), as
+        # described it adds up to alpha2 times the slot's length: no bound.
+        return 2 * self.delta1 if self.rule2 == "as_printed" else None
+
     @property
     def _rule2_sign(self) -> float:
         return -1.0 if self.rule2 == "as_printed" else 1.0
@@ -336,6 +344,10 @@ class CoP(_Placement):
 
     name: ClassVar[str] = "CoP"
     summary: ClassVar[str] = "finish time with Coordinated Placement rules [TY20, Sec. 4.1]"
+
+    def _bonus_bound(self) -> float | None:
+        # Per side at most one of tight (+delta1) and roomy (+delta2): the others subtract.
+        return 2 * max(self.delta1, self.delta2)
 
     def _side(self, distance, runtime):
         tight = distance < self.epsilon1 * runtime

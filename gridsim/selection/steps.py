@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 _NEG = -np.inf
 #: A batch of steps evaluated ahead covers up to this many times the sigmas evaluated before.
 _AHEAD = 8
+#: Rows per sigma in the first block of ``_Step.first_complete_rows``; each next block is 4x.
+_FIRST_BLOCK = 8
 
 #: A criterion's value of every row for its cheapest members: ``(step, picks, total) ->
 #: (value, secondary)`` with ``secondary`` ``None`` when the criterion has no tie-break value.
@@ -174,6 +176,48 @@ class _Step:
             & (slots.performance[columns][None, :] >= slots.performance[self.sigma[rows]][:, None])
             & (slots.end[columns][None, :] >= finish[:, None])
             & (columns[None, :] != self.sigma[rows][:, None])
+        )
+
+    def first_complete_rows(self, count: int) -> np.ndarray:
+        """Per sigma (rows are grouped by sigma, in step order), its first row with at least
+        ``count`` members, in row order; sigmas with none are left out.
+
+        Rows are tested in blocks from each sigma's first step (``_FIRST_BLOCK`` rows, then
+        four times more each time), and a sigma drops out at its first complete row: the
+        membership of the hundreds of rows per sigma of a busy profile is not built.
+        """
+        change = np.flatnonzero(self.sigma[1:] != self.sigma[:-1]) + 1
+        begin = np.concatenate(([0], change))
+        end = np.concatenate((change, [len(self.sigma)]))
+        found = np.full(len(begin), -1, dtype=np.int64)
+        active = np.arange(len(begin))
+        offset, width = 0, _FIRST_BLOCK
+        while len(active):
+            lo = begin[active] + offset
+            size = np.clip(end[active] - lo, 0, width)
+            rows = np.repeat(lo - np.cumsum(size) + size, size) + np.arange(int(size.sum()))
+            complete = self.member_block(rows, slice(None)).sum(axis=1) >= count
+            owner = np.repeat(np.arange(len(active)), size)
+            hit = np.flatnonzero(complete)
+            # The first complete row of each group: hits are in row order within a group.
+            groups, first_hit = np.unique(owner[hit], return_index=True)
+            found[active[groups]] = rows[hit[first_hit]]
+            still = np.ones(len(active), dtype=bool)
+            still[groups] = False
+            still &= lo + size < end[active]
+            active = active[still]
+            offset, width = offset + width, 4 * width
+        return found[found >= 0]
+
+    def select(self, rows: np.ndarray) -> _Step:
+        """The step restricted to ``rows`` (indices or a mask), in their order."""
+        return _Step(
+            slots=self.slots,
+            sigma=self.sigma[rows],
+            runtime=self.runtime[rows],
+            start=self.start[rows],
+            step=self.step[rows],
+            budget_left=self.budget_left[rows],
         )
 
     def key(self, row: int, value: float, secondary: float = 0.0) -> tuple[float, ...]:

@@ -59,3 +59,12 @@ def test_more_random_flows(seed, name, scheduler):
 @pytest.mark.parametrize("name", CRITERIA)
 def test_longer_kth_prefix(name, scheduler):
     assert_same_schedule(kth_flow(600), build_criterion(name), scheduler)
+
+
+@pytest.mark.parametrize("scheduler", SCHEDULERS)
+def test_plugin_criteria_are_searched_as_before(scheduler):
+    # A plugin's windows are not assumed to last one volume over the slowest node, so the
+    # planners search for it wherever the reference did.
+    for name in ("plugin_samples:EarliestFinish", "plugin_samples:PlacementRules"):
+        criterion = build_criterion(name)
+        assert_same_schedule(random_flow(200), criterion, scheduler)

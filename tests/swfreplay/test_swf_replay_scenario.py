@@ -147,3 +147,33 @@ def test_log_is_refused_for_other_kinds():
                                        "--log", str(KTH_300)])  # fmt: skip
     assert result.exit_code == 2
     assert "--log applies to swf_replay scenarios" in result.output
+
+
+def test_node_level_replays_report_cost_and_move_a_progress_bar_to_the_last_submission(
+    monkeypatch,
+):
+    import io
+
+    from tqdm import tqdm
+
+    bars = []
+
+    def visible_bar(*args, **kwargs):
+        kwargs.update(disable=False, file=io.StringIO())
+        bars.append(tqdm(*args, **kwargs))
+        return bars[-1]
+
+    monkeypatch.setattr("tqdm.auto.tqdm", visible_bar)
+    document = yaml.safe_load(
+        (REPOSITORY / "scenarios" / "swf-replay-heterogeneous.yaml").read_text()
+    )
+    document.update(schedulers=["conservative"], workload={"max_jobs": 60})
+    model = load_scenario(yaml.safe_dump(document))[0]
+    tables = run(model)
+    assert len(bars) == 1 and bars[0].n == bars[0].total > 0
+    jobs = tables["jobs"]
+    assert tables["runs"].total_cost.iloc[0] == pytest.approx(jobs.cost.sum())
+    # a job's cost: the time it held its nodes times their prices (60 at 1, 40 at 2 per s)
+    held = jobs.finish_time - jobs.start_time
+    assert (jobs.cost >= held * jobs.processors - 1e-6).all()
+    assert (jobs.cost <= 2 * held * jobs.processors + 1e-6).all()
