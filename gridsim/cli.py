@@ -91,6 +91,24 @@ class _PathNamed(click.Path):
         return super().convert(value, param, ctx)
 
 
+class _FiniteFloat(click.types.FloatParamType):
+    """A number that is neither infinite nor NaN (``--from nan`` is not a time); with
+    ``positive``, above 0 as well."""
+
+    def __init__(self, positive: bool = False) -> None:
+        self.positive = positive
+
+    def convert(self, value, param, ctx):
+        import math
+
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        if self.positive and number <= 0:
+            self.fail(f"{value!r} is not above 0", param, ctx)
+        return number
+
+
 class _Replications(click.ParamType):
     """``N`` (replications 0..N-1) or ``A:B`` (A..B-1)."""
 
@@ -411,8 +429,8 @@ def _check_image_format(output: Path) -> None:
 @click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
 @click.option("--point", type=click.IntRange(min=0),
               help="Point of a sweep (gridsim status lists them).")  # fmt: skip
-@click.option("--from", "start", type=float, help="Show from this time (time units).")
-@click.option("--to", "end", type=float, help="Show up to this time (time units).")
+@click.option("--from", "start", type=_FiniteFloat(), help="Show from this time (time units).")
+@click.option("--to", "end", type=_FiniteFloat(), help="Show up to this time (time units).")
 @click.option("--output", "-o", type=_PathNamed(path_type=Path), required=True,
               help="Image file (.png, .svg, .pdf).")  # fmt: skip
 def gantt(results, policy, replication, queue_size, point, start, end, output) -> None:
@@ -473,7 +491,7 @@ def report(results, out) -> None:
               help="Point of a sweep (gridsim status lists them).")  # fmt: skip
 @click.option("--output", "-o", type=_PathNamed(path_type=Path), required=True,
               help="Output file (.swf, .swf.gz or .csv).")  # fmt: skip
-@click.option("--time-unit", "time_unit_s", type=click.FloatRange(min=0, min_open=True),
+@click.option("--time-unit", "time_unit_s", type=_FiniteFloat(positive=True),
               default=1.0, show_default=True,
               help="Seconds per simulation time unit (job flows).")  # fmt: skip
 def export(results, fmt, policy, replication, queue_size, point, output, time_unit_s) -> None:
@@ -487,7 +505,8 @@ def export(results, fmt, policy, replication, queue_size, point, output, time_un
     try:
         export_run(results, jobs, fmt, output, run=run, time_unit_s=time_unit_s)
     except ValueError as error:
-        raise UserError(results, str(error)) from None
+        scale = f" (times scaled by --time-unit {time_unit_s:g})" if time_unit_s != 1 else ""
+        raise UserError(results, f"{error}{scale}") from None
     click.echo(f"wrote {output} ({len(jobs)} jobs)")
 
 
