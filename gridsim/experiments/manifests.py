@@ -86,6 +86,8 @@ def check_manifest(path: Path, manifest: Any, integrity: bool = True) -> dict[st
     if read.kind not in KINDS:
         raise fail(f"kind: {read.kind!r} is not a scenario kind (one of {', '.join(KINDS)})")
     if read.store_format is None:
+        if (Path(path).parent / "runs").is_dir():  # chunk tables: the store layout
+            raise fail("store_format: missing (required in a results folder)")
         return manifest
     if read.store_format != STORE_FORMAT:
         raise fail(f"store_format: {read.store_format} is not one this gridsim reads "

@@ -400,9 +400,9 @@ def remove_leftovers(folder: Path) -> None:
 
 
 def _check_no_other_files(folder: Path) -> None:
-    """StoreError if ``folder`` (not a results folder) holds anything but a lock file and
-    leftover temporaries: results are not mixed into a folder of other files."""
-    others = sorted(p.name for p in folder.iterdir() if p.name != LOCK and not _temporary(p))
+    """StoreError if ``folder`` (not a results folder) holds anything but hidden files (a
+    lock, leftover temporaries, marks): results are not mixed into a folder of other files."""
+    others = sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
     if others:
         shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
         raise StoreError(f"{folder}: not empty ({shown}) and not a results folder; name a "

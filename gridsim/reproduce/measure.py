@@ -97,6 +97,8 @@ def run_figure_scenario(
     from gridsim.experiments.runner import run_experiment
 
     scenario, text = scenario_with_overrides(figure.scenario_path(), overrides)
+    if out_dir is not None:
+        claim_folder(Path(out_dir))
     folder = contextlib.nullcontext(out_dir) if out_dir else tempfile.TemporaryDirectory()
     with folder as where:
         result = run_experiment(
@@ -109,10 +111,31 @@ def run_figure_scenario(
             command=command,
             progress=progress,
         )
+        if result.status == "interrupted":
+            raise KeyboardInterrupt  # Ctrl-C: the command ends as interrupted
         if result.status != "complete":
-            raise RuntimeError(f"{figure.scenario}: run {result.status}: {result.error}")
+            raise result.exception or RuntimeError(
+                f"{figure.scenario}: run {result.status}: {result.error}"
+            )  # fmt: skip
         runs = derived_columns(scenario.kind, result.tables["runs"])
         return Tables(runs, result.tables.get("progress"))
+
+
+#: The file marking a folder as a reproduction's own (replaced on every reproduction).
+REPRODUCTION_MARK = ".gridsim-reproduce"
+
+
+def claim_folder(folder: Path) -> None:
+    """Mark ``folder`` as a reproduction's own; UserError if it holds anything else (results
+    of ``gridsim run``, say), which replacing it would lose."""
+    mark = folder / REPRODUCTION_MARK
+    if folder.exists() and not folder.is_dir():
+        raise UserError(folder, "exists and is not a folder; name another --out")
+    if folder.is_dir() and any(folder.iterdir()) and not mark.exists():
+        raise UserError(folder, "holds files gridsim reproduce did not write, and a "
+                                "reproduction replaces its folder; name another --out")  # fmt: skip
+    folder.mkdir(parents=True, exist_ok=True)
+    mark.write_text("written by gridsim reproduce: replaced on every reproduction\n")
 
 
 def derived_columns(kind: str, runs: pd.DataFrame) -> pd.DataFrame:
