@@ -17,7 +17,7 @@ from typing import ClassVar
 
 import click
 
-from gridsim.config import ScenarioError
+from gridsim.config import MAX_REPLICATIONS, ScenarioError
 from gridsim.errors import UserError, end_with
 from gridsim.experiments.kinds import kind_module
 
@@ -148,6 +148,15 @@ class _Command(click.Command):
         return super().invoke(ctx)
 
 
+def _checked_jobs(jobs: int | None) -> int | None:
+    """``--jobs`` checked against the cores before anything starts."""
+    from gridsim.experiments.executors import check_workers
+
+    if jobs is not None:
+        check_workers(jobs, f"--jobs {jobs}")
+    return jobs
+
+
 def _checked_cluster(address: str | None) -> str | None:
     """``--cluster`` checked before the results folder is opened."""
     from gridsim.experiments.executors import check_cluster
@@ -202,7 +211,13 @@ def main() -> None:
     help="Run only slice I of K of the replications (split over machines).",
 )
 @click.option("--seed", "-s", type=click.IntRange(min=0), help="Override the scenario seed.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes [all cores].")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    help="Worker processes [all cores].",
+    callback=lambda ctx, param, value: _checked_jobs(value),
+)
 @click.option(
     "--cluster",
     metavar="local:N|tcp://HOST:PORT",
@@ -411,6 +426,21 @@ def _one_run(results, table, policy, replication, queue_size, what, point=None):
         raise UserError(results, str(error)) from None
 
 
+def _check_outside_results(output: Path, option: str, folder: bool = False) -> None:
+    """A UserError if ``output`` (a file, or with ``folder`` a folder written into) lies in a
+    results folder: a file written there could replace one of its tables or its metadata."""
+    import os
+
+    absolute = output.absolute()
+    for place in ([absolute] if folder else []) + list(absolute.parents):
+        if (place / "metadata.json").is_file() and (
+            (place / "runs").is_dir() or (place / "runs.parquet").is_file()
+        ):
+            shown = os.path.relpath(place)
+            raise UserError(f"{option} {output}", f"is inside the results folder {shown}; "
+                                                  "write it elsewhere")  # fmt: skip
+
+
 def _check_image_format(output: Path) -> None:
     """A UserError unless matplotlib can write an image named ``output`` (by its suffix)."""
     from matplotlib.figure import Figure
@@ -438,6 +468,7 @@ def gantt(results, policy, replication, queue_size, point, start, end, output) -
     from gridsim.analysis.plots import plot_gantt
 
     _check_image_format(output)
+    _check_outside_results(output, "--output")
     tasks = _one_run(results, _results_table(results, "tasks", "gantt"), policy, replication,
                      queue_size, "tasks", point)  # fmt: skip
     window = None
@@ -471,6 +502,7 @@ def report(results, out) -> None:
     """
     from gridsim.analysis.report import write_report
 
+    _check_outside_results(out, "--out", folder=True)
     path = write_report(list(results), out)
     click.echo(f"wrote {path} and {path.with_suffix('.html')}")
 
@@ -498,6 +530,7 @@ def export(results, fmt, policy, replication, queue_size, point, output, time_un
     """Export the job trace of one run of a job-flow or log-replay RESULTS folder."""
     from gridsim.analysis.export import export_run
 
+    _check_outside_results(output, "--output")
     jobs = _one_run(results, _results_table(results, "jobs", "export"), policy, replication,
                     queue_size, "jobs", point)  # fmt: skip
     run = f"{policy} replication {replication}"
@@ -515,11 +548,17 @@ def export(results, fmt, policy, replication, queue_size, point, output, time_un
 @click.option("--list", "list_figures", is_flag=True, help="Name every published figure.")
 @click.option("--all", "all_figures", is_flag=True, help="Reproduce every figure.")
 @click.option("--quick", is_flag=True, help="Small replication counts (minutes, not hours).")
-@click.option("--replications", "-r", type=click.IntRange(min=2),
+@click.option("--replications", "-r", type=click.IntRange(min=2, max=MAX_REPLICATIONS),
               help="Override the count [the paper's, or --quick's].")  # fmt: skip
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario field, e.g. environment.performance_step=0.")  # fmt: skip
-@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes [all cores].")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    help="Worker processes [all cores].",
+    callback=lambda ctx, param, value: _checked_jobs(value),
+)
 @click.option("--out", "-o", type=_PathNamed(file_okay=False, path_type=Path),
               help="Folder for the comparison tables and the runs.")  # fmt: skip
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
