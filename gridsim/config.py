@@ -53,6 +53,11 @@ class Range(Strict):
         return (self.low, self.high)
 
 
+#: Most replications one run plans: each is a cell the runner tracks (a million already take
+#: hours for the fastest kind); more is a typo, refused before memory fills with the plan.
+MAX_REPLICATIONS = 1_000_000
+
+
 class ScenarioBase(Strict):
     """Fields every scenario has, whatever its kind."""
 
@@ -60,7 +65,7 @@ class ScenarioBase(Strict):
     kind: str
     description: str = ""
     seed: int = Field(0, ge=0)
-    replications: int = Field(1, ge=1)
+    replications: int = Field(1, ge=1, le=MAX_REPLICATIONS)
 
 
 #: A number in exponent form, which YAML 1.1 reads as text unless it has a dot and a signed
