@@ -159,3 +159,35 @@ def test_jobs_from_parallel_lists_are_numbered_in_list_order_with_exact_runtimes
     assert {j.runtime_factor for j in jobs} == {1.0}
     with pytest.raises(ValueError):
         jobs_from(arrivals=[0, 1], sizes=[1], volumes=[4, 4])
+
+
+class StartsOff(ConservativeBackfilling):
+    """A planner whose started windows are ``offset`` later than reserved."""
+
+    offset = 0.0
+
+    def start(self, job_id):
+        window = super().start(job_id)
+        return replace(window, start=window.start + self.offset)
+
+
+@pytest.mark.parametrize(
+    ("arrival", "offset", "accepted"),
+    [
+        (0.0, 5e-7, True),  # float dust: within a millionth of a time unit
+        (0.0, 1.5e-6, False),
+        (0.0, 0.5, False),
+        (1000.0, 1e-4, True),  # within a millionth of the start, relative
+        (1000.0, 2e-3, False),
+    ],
+)
+def test_a_start_must_be_within_a_millionth_of_its_reservation(arrival, offset, accepted):
+    planner = StartsOff(NODES, NO_LOAD, build_criterion("BFfinish"))
+    planner.offset = offset
+    engine = Engine(Instance(NODES, NO_LOAD, jobs_from([arrival], [1], [4])), planner)
+    if accepted:
+        (record,) = engine.run().job_records()
+        assert record["start"] == arrival + offset
+    else:
+        with pytest.raises(SimulationError, match=f"^job 0 started at {arrival}, not "):
+            engine.run()
