@@ -33,9 +33,12 @@ candidate makes the guarantee the head's start time, as in EASY. On identical no
 earliest-start criterion (BFstart) the two tests together are exactly the classical rule, and
 the start times equal those of :class:`~gridsim.scheduling.log_schedulers.Easy` (tested).
 
-Cost per event: FCFS one window search per new job, and one per queued job after an early
-finish or overrun. EASY up to three searches per queued job that might start now; a job is
-skipped without a search when fewer eligible nodes than it needs are free now.
+Cost per event: FCFS one window search per new job, and after an early finish or overrun one
+per queued job that might get an earlier window (the others keep theirs after the test of
+:mod:`gridsim.scheduling.earlier_windows`). EASY up to three searches per queued job that
+might start now; a job is skipped without a search when fewer eligible nodes than it needs
+are free now, or when no window of the volume its criterion searched it with can start now
+even without the head's reservation.
 """
 
 from __future__ import annotations
