@@ -1,5 +1,6 @@
 """A run killed or interrupted keeps its finished chunks, leaves no worker behind, and resumes
-into the tables of an uninterrupted run."""
+into the tables of an uninterrupted run; on a local Dask cluster too, where a worker that dies
+mid-run costs nothing but time."""
 
 from __future__ import annotations
 
@@ -46,11 +47,13 @@ def without_wall_clock(folder: Path) -> dict:
             for name in ("runs", "jobs", "tasks")}  # fmt: skip
 
 
-def start(tmp_path: Path, out: Path) -> subprocess.Popen:
+def start(tmp_path: Path, out: Path, *executor: str) -> subprocess.Popen:
+    """``gridsim run`` in its own process group, on two local processes unless ``executor``
+    names others (``--cluster local:2``)."""
     source = tmp_path / "s.yaml"
     source.write_text(SCENARIO)
     return subprocess.Popen(
-        [*GRIDSIM, "run", str(source), "-j", "2", "-q", "-o", str(out)],
+        [*GRIDSIM, "run", str(source), *(executor or ("-j", "2")), "-q", "-o", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
 
@@ -68,6 +71,13 @@ def children(pid: int) -> set[int]:
     for task in Path(f"/proc/{pid}/task").glob("*"):
         found |= {int(c) for c in (task / "children").read_text().split()}
     return found
+
+
+def dask_workers(pid: int) -> list[int]:
+    """The worker processes a local Dask cluster of process ``pid`` started (not the
+    multiprocessing resource tracker)."""
+    return [child for child in children(pid)
+            if "spawn_main" in Path(f"/proc/{child}/cmdline").read_text()]  # fmt: skip
 
 
 def alive(pid: int) -> bool:
@@ -125,3 +135,51 @@ def test_ctrl_c_twice_returns_within_two_seconds_each_time_and_the_run_resumes(r
         pdt.assert_frame_equal(table, reference[name])
     history = [e["status"] for e in gridsim.load_results(out).metadata[0]["history"]]
     assert history == ["interrupted", "interrupted", "complete"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+def test_ctrl_c_on_a_local_dask_cluster_returns_within_two_seconds_quietly_and_resumes(
+    reference, tmp_path
+):
+    pytest.importorskip("distributed")
+    out = tmp_path / "out"
+    process = start(tmp_path, out, "--cluster", "local:2")
+    wait_for_chunks(process, out, 1)
+    workers = dask_workers(process.pid)
+    assert len(workers) == 2
+    interrupted = time.monotonic()
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the workers get it too
+    _, stderr = process.communicate(timeout=30)
+    elapsed = time.monotonic() - interrupted
+    assert process.returncode == 130, stderr
+    assert elapsed < 2.0, f"Ctrl-C took {elapsed:.2f} s"
+    assert "interrupted; finished chunks are kept" in stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    deadline = time.monotonic() + 5
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in workers if alive(pid)], "a Dask worker outlived the run"
+    assert "already done, running the" in resume(tmp_path, out)
+    for name, table in without_wall_clock(out).items():
+        pdt.assert_frame_equal(table, reference[name])
+
+
+@pytest.mark.slow  # two Dask worker starts and a restart: about 40 s on a loaded machine
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+def test_a_dask_worker_killed_mid_run_costs_only_time_and_each_cell_is_stored_once(
+    reference, tmp_path
+):
+    pytest.importorskip("distributed")
+    out = tmp_path / "out"
+    process = start(tmp_path, out, "--cluster", "local:2")
+    wait_for_chunks(process, out, 1)
+    workers = dask_workers(process.pid)
+    assert len(workers) == 2
+    os.kill(workers[0], signal.SIGKILL)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr
+    assert not alive(workers[0])
+    for name, table in without_wall_clock(out).items():
+        pdt.assert_frame_equal(table, reference[name])
+    history = [e["status"] for e in gridsim.load_results(out).metadata[0]["history"]]
+    assert history == ["complete"]

@@ -6,9 +6,10 @@ returns a ``concurrent.futures.Future`` whose result (the chunk's tables) comes 
 process, which alone writes the result store -- workers need no shared disk.
 
 Every executor can be stopped at once (:meth:`ChunkExecutor.stop`: pending chunks cancelled,
-workers terminated) so that Ctrl-C returns within a couple of seconds. Local worker processes
-ignore Ctrl-C (the parent handles it) and die with their parent even when it is killed
-(``PR_SET_PDEATHSIG`` on Linux, and a watchdog thread that notices the parent is gone).
+workers terminated) so that Ctrl-C returns within a couple of seconds. Local worker processes,
+Dask's of ``local:N`` too, ignore Ctrl-C (the parent handles it) and die with their parent
+even when it is killed (``PR_SET_PDEATHSIG`` on Linux, and a watchdog thread that notices the
+parent is gone; Dask's own worker processes exit when their parent's pipe closes).
 """
 
 from __future__ import annotations
@@ -116,6 +117,7 @@ class DaskExecutor:
             self._cluster = LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=processes,
                 dashboard_address=None, death_timeout=60, silence_logs=50,
+                preload=[__name__] if processes else None,
             )  # fmt: skip
             self._client = Client(self._cluster)
         else:
@@ -135,6 +137,16 @@ class DaskExecutor:
     def stop(self) -> None:
         with contextlib.suppress(Exception):
             self._executor.shutdown(wait=False)
+        if self._cluster is not None:
+            # Closing waits for running chunks; kill a local cluster's worker processes first,
+            # telling their nannies not to restart them.
+            with contextlib.suppress(Exception):
+                nannies = list(self._cluster.workers.values())
+                for nanny in nannies:
+                    nanny.close_gracefully()
+                for nanny in nannies:
+                    if getattr(nanny, "pid", None):
+                        os.kill(nanny.pid, signal.SIGKILL)
         self.close()
 
     def close(self) -> None:
@@ -195,6 +207,11 @@ def _count(text: str, address: str) -> int:
     if count < 1:
         raise ExecutorError(f"--cluster {address!r}: expected local:N with N >= 1 workers")
     return count
+
+
+def dask_setup(worker: Any) -> None:
+    """Dask preload of ``local:N`` workers: leave Ctrl-C to the parent, as local workers do."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _worker_setup(parent: int) -> None:

@@ -87,18 +87,20 @@ def run_figure_scenario(
     out_dir: Path | None = None,
     progress: bool = True,
     command: str | None = None,
+    overwrite: bool = False,
 ) -> Tables:
     """Run the figure's scenario; the tables the rows are measured on.
 
-    Without ``out_dir`` the run still streams its per-job and per-task tables to a temporary
-    folder (2000 job-flow replications hold millions of rows); only the tables the rows need
-    are kept.
+    ``out_dir`` is an ordinary results folder: a reproduction that was stopped resumes from
+    it, a folder of another scenario is refused unless ``overwrite``. The rows are measured on
+    replications ``0..replications-1`` only, so a folder that holds more gives the same
+    figures as a run of exactly ``replications``. Without ``out_dir`` the run still streams its
+    per-job and per-task tables to a temporary folder (2000 job-flow replications hold millions
+    of rows); only the tables the rows need are kept.
     """
     from gridsim.experiments.runner import run_experiment
 
     scenario, text = scenario_with_overrides(figure.scenario_path(), overrides)
-    if out_dir is not None:
-        claim_folder(Path(out_dir))
     folder = contextlib.nullcontext(out_dir) if out_dir else tempfile.TemporaryDirectory()
     with folder as where:
         result = run_experiment(
@@ -107,35 +109,26 @@ def run_figure_scenario(
             replications=replications,
             jobs=jobs,
             out_dir=Path(where),
-            overwrite=True,  # the figure's own folder: replaced on every reproduction
+            overwrite=overwrite,
             command=command,
             progress=progress,
         )
         if result.status == "interrupted":
-            raise KeyboardInterrupt  # Ctrl-C: the command ends as interrupted
+            kept = f"finished chunks are kept in {where}" if out_dir else "nothing was kept"
+            raise KeyboardInterrupt(f"{figure.scenario}: interrupted; {kept}")
         if result.status != "complete":
-            raise result.exception or RuntimeError(
-                f"{figure.scenario}: run {result.status}: {result.error}"
-            )  # fmt: skip
-        runs = derived_columns(scenario.kind, result.tables["runs"])
-        return Tables(runs, result.tables.get("progress"))
+            failure = result.exception or RuntimeError(f"run {result.status}: {result.error}")
+            failure.add_note(f"reproducing {figure.id} from {figure.scenario}")
+            raise failure
+        runs = derived_columns(scenario.kind, _first(result.tables["runs"], replications))
+        return Tables(runs, _first(result.tables.get("progress"), replications))
 
 
-#: The file marking a folder as a reproduction's own (replaced on every reproduction).
-REPRODUCTION_MARK = ".gridsim-reproduce"
-
-
-def claim_folder(folder: Path) -> None:
-    """Mark ``folder`` as a reproduction's own; UserError if it holds anything else (results
-    of ``gridsim run``, say), which replacing it would lose."""
-    mark = folder / REPRODUCTION_MARK
-    if folder.exists() and not folder.is_dir():
-        raise UserError(folder, "exists and is not a folder; name another --out")
-    if folder.is_dir() and any(folder.iterdir()) and not mark.exists():
-        raise UserError(folder, "holds files gridsim reproduce did not write, and a "
-                                "reproduction replaces its folder; name another --out")  # fmt: skip
-    folder.mkdir(parents=True, exist_ok=True)
-    mark.write_text("written by gridsim reproduce: replaced on every reproduction\n")
+def _first(table: pd.DataFrame | None, replications: int) -> pd.DataFrame | None:
+    """The rows of replications ``0..replications-1`` (a resumed folder may hold more)."""
+    if table is None or "replication" not in table.columns:
+        return table
+    return table[table["replication"] < replications].reset_index(drop=True)
 
 
 def derived_columns(kind: str, runs: pd.DataFrame) -> pd.DataFrame:

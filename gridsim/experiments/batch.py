@@ -1,4 +1,4 @@
-"""The batch-cycle experiment of [TYTB11, Sec. 5] as a gridsim scenario of kind ``batch``.
+"""Scenario kind ``batch``: the batch-cycle experiment of [TYTB11, Sec. 5].
 
 Consumes a validated ``BatchScenario`` and one ``SeedSequence`` per replication (one cycle);
 produces pandas tables: ``runs`` (one row per policy and goal) and ``jobs`` (the alternative
