@@ -380,9 +380,9 @@ CASES: list[Case] = [
            "--quick", "--set", "nosuch.field=1"),
     option("--set into a number", "--set environment.nodes.x=1", "reproduce", "003-fig1",
            "--quick", "--set", "environment.nodes.x=1"),
-    option("reproduce into a folder of other results", "out/window-search", "reproduce",
+    option("reproduce into a folder of other files", "out/window-search", "reproduce",
            "003-fig1", "-r", "2", "-q", "-o", "out",
-           files={"out/window-search/metadata.json": "{}"}),
+           files={"out/window-search/notes.txt": "keep me\n"}),
     option("reproduce with one replication", "--replications", "reproduce", "003-fig1", "-r",
            "1"),
     # Results folders damaged, or their metadata.json edited by hand.
