@@ -114,8 +114,7 @@ def run_figure_scenario(
             progress=progress,
         )
         if result.status == "interrupted":
-            kept = f"finished chunks are kept in {where}" if out_dir else "nothing was kept"
-            raise KeyboardInterrupt(f"{figure.scenario}: interrupted; {kept}")
+            raise KeyboardInterrupt  # Ctrl-C: the command ends as interrupted; rerun resumes
         if result.status != "complete":
             failure = result.exception or RuntimeError(f"run {result.status}: {result.error}")
             failure.add_note(f"reproducing {figure.id} from {figure.scenario}")
