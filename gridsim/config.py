@@ -107,6 +107,10 @@ def read_yaml(source: str | Path) -> tuple[dict[str, Any], str]:
     text = _read_text(source)
     try:
         document = yaml.load(text, Loader=ScenarioLoader)  # a SafeLoader: no arbitrary objects
+        size = _expanded_size(document, {})
+    except RecursionError:
+        raise ScenarioError("lists or mappings nested too deeply to read (hundreds of levels)"
+                            ) from None  # fmt: skip
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -119,7 +123,27 @@ def read_yaml(source: str | Path) -> tuple[dict[str, Any], str]:
         raise ScenarioError("the file is empty; a scenario is a YAML mapping (key: value lines)")
     if not isinstance(document, dict):
         raise ScenarioError("a scenario must be a YAML mapping (key: value lines)")
+    if size > MAX_VALUES:
+        raise ScenarioError(f"aliases (*name) expand the scenario to {size:,} values; at most "
+                            f"{MAX_VALUES:,} are read")  # fmt: skip
     return document, text
+
+
+#: Most values (scalars, lists, mappings) a scenario may expand to once its aliases are
+#: followed: an alias repeats a whole section, so nine levels of nine repeats are 387 million
+#: values (every check after reading would walk them, for hours).
+MAX_VALUES = 1_000_000
+
+
+def _expanded_size(node: Any, seen: dict[int, int]) -> int:
+    """How many values ``node`` holds with every alias followed (``seen``: sizes of the
+    sections already counted, which aliases share)."""
+    if not isinstance(node, dict | list):
+        return 1
+    if id(node) not in seen:
+        children = node.items() if isinstance(node, dict) else enumerate(node)
+        seen[id(node)] = 1 + sum(_expanded_size(child, seen) for _, child in children)
+    return seen[id(node)]
 
 
 def validate(model: type[BaseModel], document: dict[str, Any]) -> Any:

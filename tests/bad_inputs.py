@@ -66,6 +66,16 @@ JOB_LINES = [
 GOOD_LOG = LOG_HEADER + "".join(JOB_LINES)
 
 
+def alias_bomb(levels: int = 9) -> str:
+    """A window search whose description holds ``levels`` lists of nine aliases each of the
+    previous one (9**levels values once followed), and whose sweep repeats the last."""
+    lists = ["&l0 [" + ", ".join(["1"] * 9) + "]"]
+    lists += [f"&l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, levels)]
+    described = f"name: tiny\ndescription: [{', '.join(lists)}]\n"
+    return (WINDOW_SEARCH.replace("name: tiny\n", described)
+            + f"sweep: {{request.volume: [*l{levels - 1}]}}\n")  # fmt: skip
+
+
 def edited(text: str, old: str, new: str) -> str:
     """``text`` with ``old`` (which must be there) replaced by ``new``."""
     assert old in text, old
@@ -185,6 +195,11 @@ CASES: list[Case] = [
     scenario("scenario file", "a list, not a mapping", "- a\n- b\n", "s.yaml"),
     scenario("scenario file", "an empty file", "", "s.yaml"),
     scenario("scenario file", "not UTF-8 text", b"\xff\xfe name: x\n", "s.yaml"),
+    scenario("scenario file", "aliases expanding to 926 million values", alias_bomb(),
+             "aliases"),
+    scenario("scenario file", "lists nested 100,000 deep",
+             "name: x\nkind: jobflow\ndescription: " + "[" * 100_000 + "]" * 100_000 + "\n",
+             "nested too deeply"),
     scenario("scenario file", "a key given twice", WINDOW_SEARCH + "name: again\n",
              "duplicate key 'name'"),
     Case("scenario file", "no such file", ("validate", "missing.yaml"), "missing.yaml"),

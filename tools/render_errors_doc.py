@@ -35,7 +35,9 @@ keeping the replications that finished (run the same command to resume).
 
 Scenario files are YAML 1.1 read strictly (README, "Using it"): numbers in exponent form
 (`1e3`) are numbers, a key given twice is an error, and `true` or `"10"` where a number is
-expected, a number where `true`/`false` is, `.inf` and `.nan` are refused.
+expected, a number where `true`/`false` is, `.inf` and `.nan` are refused; aliases (`*name`)
+may expand a scenario to at most 1,000,000 values (nine levels of nine repeats would be
+hundreds of millions, which every later check would walk for hours).
 
 A results folder whose `metadata.json` was edited by hand or whose chunk files are damaged
 is named the same way, file and field, by every command that reads it (docs/results.md);
