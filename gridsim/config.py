@@ -283,11 +283,21 @@ def _model_in(annotation: Any, field: str | None) -> Any:
     return None
 
 
+#: Largest scenario file read (bytes): scenarios are a few kB; a larger file is the wrong one
+#: (a log, a device such as /dev/zero that never ends).
+MAX_SCENARIO_BYTES = 10_000_000
+
+
 def _read_text(source: str | Path) -> str:
     if isinstance(source, Path) or "\n" not in str(source):
         path = Path(source)
         try:
-            return path.read_text(encoding="utf-8")
+            with path.open("rb") as handle:
+                data = handle.read(MAX_SCENARIO_BYTES + 1)
+            if len(data) > MAX_SCENARIO_BYTES:
+                raise ScenarioError(f"cannot read {path}: larger than {MAX_SCENARIO_BYTES:,} "
+                                    "bytes; a scenario is a short YAML file")  # fmt: skip
+            return data.decode("utf-8")
         except FileNotFoundError:
             raise ScenarioError(f"scenario file not found: {path}") from None
         except IsADirectoryError:

@@ -203,6 +203,7 @@ CASES: list[Case] = [
     scenario("scenario file", "a key given twice", WINDOW_SEARCH + "name: again\n",
              "duplicate key 'name'"),
     Case("scenario file", "no such file", ("validate", "missing.yaml"), "missing.yaml"),
+    Case("scenario file", "a device that never ends", ("validate", "/dev/zero"), "/dev/zero"),
     scenario("scenario file", "no kind", "name: x\n", "kind"),
     scenario("scenario file", "an unknown kind",
              edited(WINDOW_SEARCH, "kind: window_search", "kind: window_serch"), "kind"),
