@@ -306,6 +306,10 @@ class SlotCriterion(Criterion):
     """
 
     lite: ClassVar[bool] = False
+    #: Whether ``slot_values`` and ``slot_value_bound`` read ``q`` and ``cost``; a criterion
+    #: that reads neither (the placement rules) sets it False and gets ``None`` for both, so
+    #: the search does not gather them over its (steps x slots) matrices.
+    reads_q_and_cost: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -347,11 +351,12 @@ class SlotCriterion(Criterion):
         latest = slots.end[sigmas] - runtimes
         lo = np.maximum(slots.start[sigmas][row], slots.start[col])
         hi = np.minimum(latest[row], slots.end[col] - runtime[len(sigmas) :])
+        reads = self.reads_q_and_cost
         z = self.slot_value_bound(
             slots.slot_start[slot],
             slots.end[slot],
-            slots.q[slot],
-            runtime * slots.price[slot],
+            slots.q[slot] if reads else None,
+            runtime * slots.price[slot] if reads else None,
             runtime,
             np.concatenate((slots.start[sigmas], lo)),
             np.concatenate((latest, np.maximum(lo, hi))),
@@ -378,11 +383,12 @@ class SlotCriterion(Criterion):
     def _values_at(self, step, slot, start, runtime):
         """``z`` of candidate slots (indices, broadcast against ``start`` and ``runtime``)."""
         s = step.slots
+        reads = self.reads_q_and_cost
         return self.slot_values(
             s.slot_start[slot],
             s.end[slot],
-            s.q[slot],
-            runtime * s.price[slot],
+            s.q[slot] if reads else None,
+            runtime * s.price[slot] if reads else None,
             start,
             runtime,
             performance=s.performance[slot],
@@ -428,7 +434,7 @@ class SlotCriterion(Criterion):
         bound = self.window_value_bound(step.start, step.runtime, performance, count + 1)
         if bound is None:
             return step
-        first = np.flatnonzero(np.r_[True, step.sigma[1:] != step.sigma[:-1]])
+        first = np.flatnonzero(np.concatenate(([True], step.sigma[1:] != step.sigma[:-1])))
         known = -np.inf if incumbent is None else incumbent.key[0]
         unlimited = first[np.isinf(step.budget_left[first])]
         if len(unlimited):

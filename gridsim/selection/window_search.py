@@ -182,12 +182,13 @@ class Joinable:
     @property
     def pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """The (sigma position, slot) pairs that can join, in row-major order."""
-        return np.divmod(self._joined[0], len(self.slots))
+        row, col, _ = self._joined
+        return row, col
 
     @property
     def affordable(self) -> np.ndarray:
         """(sigmas,) bool; without a budget to price joiners, no (sigmas x slots) matrix."""
-        return self._joined[1] if self._priced else self._budget_left >= 0
+        return self._joined[2] if self._priced else self._budget_left >= 0
 
     @property
     def _priced(self) -> bool:
@@ -200,8 +201,9 @@ class Joinable:
         return self.request.budget - self.runtimes * self.slots.price[self.sigmas]
 
     @cached_property
-    def _joined(self) -> tuple[np.ndarray, np.ndarray]:
-        """Flat indices of the joinable pairs in the (sigmas, slots) matrix, and affordable."""
+    def _joined(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rows (sigma positions) and columns (slots) of the joinable pairs in the (sigmas,
+        slots) matrix, in row-major order, and which sigmas are affordable."""
         slots, sigmas, runtimes = self.slots, self.sigmas, self.runtimes
         perf = slots.performance
         runtime = runtimes[:, None]
@@ -212,12 +214,11 @@ class Joinable:
             & (slots.end[None, :] - slots.start[None, :] >= runtime * (1 - 1e-12))
         )
         can_join[np.arange(len(sigmas)), sigmas] = False
-        pairs = np.flatnonzero(can_join)
+        row, col = np.nonzero(can_join)  # row-major, as divmod of flatnonzero would give
         budget_left = self._budget_left
         affordable = budget_left >= 0
         if self._priced:
             others = self.request.n - 1
-            row, col = np.divmod(pairs, len(slots))
             pair_cost = runtimes[row] * slots.price[col]
             # Only sigmas with budget left and n - 1 joiners can be affordable: their rows of
             # the cost matrix (inf where a slot cannot join) are partitioned, each on its own.
@@ -235,8 +236,9 @@ class Joinable:
             rest_cost = np.full(len(sigmas), np.inf)
             rest_cost[priced] = total[priced] - cheapest.max(axis=1)
             rest_cost[~affordable] = np.inf
-            pairs = pairs[pair_cost + rest_cost[row] <= budget_left[row]]
-        return pairs, affordable
+            fits = pair_cost + rest_cost[row] <= budget_left[row]
+            row, col = row[fits], col[fits]
+        return row, col, affordable
 
 
 def _beats(key, bounds, secondary_bound, performance, start) -> np.ndarray:
