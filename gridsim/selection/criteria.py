@@ -188,6 +188,12 @@ class Criterion:
         """
         raise NotImplementedError
 
+    def sigma_bound_ceilings(self, slots, sigmas, runtimes, n: int) -> np.ndarray | None:
+        """Cheap upper bounds of :meth:`sigma_bounds` (never below them), or None (the
+        default). With them the search computes the bounds only of the sigmas it may visit
+        (:class:`~gridsim.selection.window_search.VisitingOrder`)."""
+        return None
+
     def choose(self, step, count, incumbent):
         """The best window among the steps of a batch of sigmas (that may beat ``incumbent``)."""
         return choose_cheapest(step, count, self.row_values)
@@ -412,6 +418,17 @@ class SlotCriterion(Criterion):
         values = self._values_at(step, slot, step.start[:, None], step.runtime[:, None])
         values = np.broadcast_to(values, slot.shape)
         return choose_optimal(step, count, values[:, :-1], values[:, -1], incumbent)
+
+    def sigma_bound_ceilings(self, slots, sigmas, runtimes, n: int) -> np.ndarray | None:
+        # A sigma's bound sums n slot bounds (its own and its n - 1 best joiners'), each over
+        # starts no earlier than sigma's on nodes no slower, so the window-value bound at
+        # sigma's own start and performance is above it; the margin covers the sums' rounding.
+        ceiling = self.window_value_bound(
+            slots.start[sigmas], runtimes, slots.performance[sigmas], n
+        )
+        if ceiling is None:
+            return None
+        return ceiling + 1e-9 * (np.abs(ceiling) + 1.0)
 
     def window_value_bound(self, start, runtime, slowest, n) -> np.ndarray | None:
         """An upper bound of the value of any window of ``n`` slots starting at ``start``
