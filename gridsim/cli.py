@@ -157,6 +157,16 @@ def _checked_jobs(jobs: int | None) -> int | None:
     return jobs
 
 
+#: ``--jobs/-j`` of every command that runs replications.
+_jobs_option = click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    help="Worker processes [all cores].",
+    callback=lambda ctx, param, value: _checked_jobs(value),
+)
+
+
 def _checked_cluster(address: str | None) -> str | None:
     """``--cluster`` checked before the results folder is opened."""
     from gridsim.experiments.executors import check_cluster
@@ -211,13 +221,7 @@ def main() -> None:
     help="Run only slice I of K of the replications (split over machines).",
 )
 @click.option("--seed", "-s", type=click.IntRange(min=0), help="Override the scenario seed.")
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    help="Worker processes [all cores].",
-    callback=lambda ctx, param, value: _checked_jobs(value),
-)
+@_jobs_option
 @click.option(
     "--cluster",
     metavar="local:N|tcp://HOST:PORT",
@@ -552,13 +556,7 @@ def export(results, fmt, policy, replication, queue_size, point, output, time_un
               help="Override the count [the paper's, or --quick's].")  # fmt: skip
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario field, e.g. environment.performance_step=0.")  # fmt: skip
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    help="Worker processes [all cores].",
-    callback=lambda ctx, param, value: _checked_jobs(value),
-)
+@_jobs_option
 @click.option("--out", "-o", type=_PathNamed(file_okay=False, path_type=Path),
               help="Folder for the comparison tables and the runs (a stopped "
                    "reproduction resumes from it).")  # fmt: skip
