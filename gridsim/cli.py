@@ -502,13 +502,21 @@ def export(results, fmt, policy, replication, queue_size, point, output, time_un
               help="Override a scenario field, e.g. environment.performance_step=0.")  # fmt: skip
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes [all cores].")
 @click.option("--out", "-o", type=_PathNamed(file_okay=False, path_type=Path),
-              help="Folder for the comparison tables and the runs.")  # fmt: skip
+              help="Folder for the comparison tables and the runs (a stopped "
+                   "reproduction resumes from it).")  # fmt: skip
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace runs in --out of another scenario or seed (e.g. other --set).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def reproduce(figure, list_figures, all_figures, quick, replications, overrides, jobs, out,
-              quiet) -> None:  # fmt: skip
+              overwrite, quiet) -> None:  # fmt: skip
     """Run published FIGUREs (ids from --list) and print published next to gridsim.
 
-    Figures of one scenario share its runs (003-fig1 003-fig2; the 004 figures).
+    Figures of one scenario share its runs (003-fig1 003-fig2; the 004 figures). With -o, the
+    runs are an ordinary results folder: the same command resumes a stopped reproduction, and
+    a smaller -r reuses the first replications of a larger one.
     """
     from gridsim.reproduce import find_figure, load_catalogue
     from gridsim.reproduce import reproduce as run_figure
@@ -526,7 +534,7 @@ def reproduce(figure, list_figures, all_figures, quick, replications, overrides,
         for entry in figures:
             _, text = run_figure(
                 entry, replications, quick=quick, overrides=overrides, jobs=jobs, out_dir=out,
-                progress=not quiet, cache=cache,
+                progress=not quiet, cache=cache, overwrite=overwrite,
             )  # fmt: skip
             click.echo(text + "\n")
     except ScenarioError as error:

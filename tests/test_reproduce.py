@@ -69,6 +69,34 @@ def test_two_figures_at_tiny_counts_print_and_write_one_table_each(tmp_path):
         assert (out / f"{figure_id}.txt").read_text().startswith(f"{figure_id}: ")
 
 
+def _checksums(folder):
+    return {p: p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_out_folder_resumes_reuses_first_replications_and_refuses_another_scenario(tmp_path):
+    out = tmp_path / "reproduced"
+    args = ("reproduce", "000-table1", "-j", 1, "-q", "-o", out)
+    small = invoke(*args, "-r", 2)
+    assert small.exit_code == 0, small.output
+    larger = invoke(*args, "-r", 3)
+    assert larger.exit_code == 0, larger.output
+    runs = out / "dependable-placement"
+    history = __import__("json").loads((runs / "metadata.json").read_text())["history"]
+    assert [entry["cells_run"] for entry in history] == [2, 1]  # the second run resumed
+    again = invoke(*args, "-r", 2)  # the first two of the three replications
+    assert again.exit_code == 0
+    assert _table_lines(again.output, "000-table1") == _table_lines(small.output, "000-table1")
+
+    before = _checksums(runs)
+    other = invoke(*args, "-r", 2, "--set", "environment.horizon_start_edge=none")
+    assert other.exit_code == 2 and "Traceback" not in other.output
+    assert "--overwrite" in other.output
+    assert _checksums(runs) == before
+    replaced = invoke(*args, "-r", 2, "--set", "environment.horizon_start_edge=none",
+                      "--overwrite")  # fmt: skip
+    assert replaced.exit_code == 0, replaced.output
+
+
 def test_reproduce_gives_the_runner_s_numbers_for_the_same_count():
     figure = find_figure("000-table1")
     from gridsim.reproduce import reproduce

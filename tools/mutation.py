@@ -2,6 +2,7 @@
 
     python tools/mutation.py gridsim/selection/subset.py            # its default tests
     python tools/mutation.py gridsim/sim/engine.py --tests tests/jobflow tests/contracts
+    python tools/mutation.py gridsim/analysis/stats.py --survivors   # after new tests
 
 Copies the repository's tracked files to a scratch folder (``.mutation/<module>/``, ignored by
 git), configures mutmut there to mutate only that module and to run only the given tests
@@ -9,6 +10,9 @@ git), configures mutmut there to mutate only that module and to run only the giv
 runs those tests once to learn which test reaches which function, then runs, per mutant, only
 the tests that reach its function. Prints the score (killed / (killed + survived + untested),
 timeouts counted as killed) and writes the survivors' diffs to ``survivors.txt`` there.
+``--survivors`` re-runs only the survivors of the last run of that module, in the same folder
+with the working tree's files copied over it (new tests are timed first): minutes instead of a
+whole run, and the counts and score printed are the whole module's again.
 Why per module with its own tests: the whole suite under mutmut's trampolines takes hours on
 this machine; a module's own tests take minutes. The score is then a floor: a mutant that
 survives here might still die in another folder's tests.
@@ -32,7 +36,8 @@ TESTS = {
     "gridsim/selection/subset.py": ["tests/test_subset.py", "tests/test_window_search.py"],
     "gridsim/selection/exact.py": ["tests/test_window_search.py", "tests/test_criteria.py",
                                    "tests/test_subset.py", "tests/test_members.py",
-                                   "tests/test_window_ties.py", "tests/test_lagrangian_bounds.py"],
+                                   "tests/test_window_ties.py", "tests/test_lagrangian_bounds.py",
+                                   "tests/test_exact_allocation.py"],
     "gridsim/selection/members.py": ["tests/test_members.py", "tests/test_window_search.py"],
     "gridsim/selection/guard.py": ["tests/plugins"],
     "gridsim/scheduling/earlier_windows.py": ["tests/jobflow", "tests/contracts"],
@@ -52,9 +57,11 @@ TESTS = {
     "gridsim/experiments/runner.py": ["tests/test_runner.py", "tests/contracts"],
     "gridsim/experiments/store.py": ["tests/test_store.py", "tests/test_runner.py"],
     "gridsim/analysis/stats.py": ["tests/analysis/test_t_quantiles.py",
+                                  "tests/analysis/test_stats_tables.py",
                                   "tests/analysis/test_paired_comparison.py",
-                                  "tests/analysis/test_analysis_report.py",
-                                  "tests/cloud/test_cloud_config_and_outputs.py"],
+                                  "tests/analysis/test_baselines_and_partial_results.py",
+                                  "tests/analysis/test_analysis_results.py",
+                                  "tests/analysis/test_analysis_report.py"],
     "gridsim/workloads/swf.py": ["tests/workloads/test_swf_reader.py"],
     "gridsim/cloud/dytss.py": ["tests/cloud"],
     "gridsim/cloud/selfscheduling.py": ["tests/cloud"],
@@ -62,10 +69,17 @@ TESTS = {
 }  # fmt: skip
 
 
-def scratch_copy(module: str) -> Path:
-    """The tracked files (as in the working tree) in ``.mutation/<module>/``."""
-    folder = ROOT / ".mutation" / module.replace("/", ".").removesuffix(".py")
-    shutil.rmtree(folder, ignore_errors=True)
+def module_folder(module: str) -> str:
+    """The scratch folder's name: ``gridsim/sim/engine.py`` -> ``gridsim.sim.engine``."""
+    return module.replace("/", ".").removesuffix(".py")
+
+
+def scratch_copy(module: str, keep: bool = False) -> Path:
+    """The tracked files (as in the working tree) in ``.mutation/<module>/``; ``keep``: over
+    the previous run's folder (its mutants and results), else in a fresh one."""
+    folder = ROOT / ".mutation" / module_folder(module)
+    if not keep:
+        shutil.rmtree(folder, ignore_errors=True)
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
                            capture_output=True).stdout.decode().split("\0")  # fmt: skip
     for name in filter(None, files):
@@ -105,15 +119,27 @@ def main() -> int:
     parser.add_argument("module", help="a core module's path, e.g. gridsim/selection/subset.py")
     parser.add_argument("--tests", nargs="+", help="test files or folders (default: TESTS)")
     parser.add_argument("--children", type=int, default=2, help="parallel mutants (2)")
+    parser.add_argument("--survivors", action="store_true",
+                        help="re-run only the last run's survivors of this module")  # fmt: skip
     args = parser.parse_args()
     tests = args.tests or TESTS.get(args.module)
     if not tests:
         parser.error(f"module: no default tests for {args.module}; give --tests")
-    folder = scratch_copy(args.module)
+    names: list[str] = []
+    if args.survivors:
+        listing = ROOT / ".mutation" / module_folder(args.module) / "survivors.txt"
+        if not listing.is_file():
+            parser.error(f"--survivors: no earlier run of {args.module} ({listing} missing)")
+        names = [line[3:].strip() for line in listing.read_text().splitlines()
+                 if line.startswith("== ")]  # fmt: skip
+        if not names:
+            print(json.dumps({"module": args.module, "survivors": 0}))
+            return 0
+    folder = scratch_copy(args.module, keep=args.survivors)
     configure(folder, args.module, tests)
     began = time.monotonic()
     run = subprocess.run(["nice", "-n", "10", "mutmut", "run", "--max-children",
-                          str(args.children)], cwd=folder)  # fmt: skip
+                          str(args.children), *names], cwd=folder)  # fmt: skip
     minutes = (time.monotonic() - began) / 60
     results = subprocess.run(["mutmut", "results"], cwd=folder, capture_output=True, text=True)
     survivors = [line.split(":")[0].strip() for line in results.stdout.splitlines()

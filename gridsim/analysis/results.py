@@ -260,7 +260,7 @@ def select_run(
             continue
         matching = chosen[chosen[column].isna() if value is None else chosen[column] == value]
         if matching.empty:
-            present = ", ".join(map(str, pd.unique(chosen[column])))
+            present = ", ".join(map(str, pd.unique(chosen[column]))) or "none, the table is empty"
             raise ValueError(f"no {what} with {column} = {value!r} (present: {present})")
         chosen = matching
     for column in ("run", "policy", "replication", "queue_size"):

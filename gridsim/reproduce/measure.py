@@ -77,12 +77,16 @@ def run_figure_scenario(
     out_dir: Path | None = None,
     progress: bool = True,
     command: str | None = None,
+    overwrite: bool = False,
 ) -> Tables:
     """Run the figure's scenario; the tables the rows are measured on.
 
-    Without ``out_dir`` the run still streams its per-job and per-task tables to a temporary
-    folder (2000 job-flow replications hold millions of rows); only the tables the rows need
-    are kept.
+    ``out_dir`` is an ordinary results folder: a reproduction that was stopped resumes from
+    it, a folder of another scenario is refused unless ``overwrite``. The rows are measured on
+    replications ``0..replications-1`` only, so a folder that holds more gives the same
+    figures as a run of exactly ``replications``. Without ``out_dir`` the run still streams its
+    per-job and per-task tables to a temporary folder (2000 job-flow replications hold millions
+    of rows); only the tables the rows need are kept.
     """
     from gridsim.experiments.runner import run_experiment
 
@@ -95,14 +99,26 @@ def run_figure_scenario(
             replications=replications,
             jobs=jobs,
             out_dir=Path(where),
-            overwrite=True,  # the figure's own folder: replaced on every reproduction
+            overwrite=overwrite,
             command=command,
             progress=progress,
         )
+        if result.status == "interrupted":
+            kept = f"finished chunks are kept in {where}" if out_dir else "nothing was kept"
+            raise KeyboardInterrupt(f"{figure.scenario}: interrupted; {kept}")
         if result.status != "complete":
-            raise RuntimeError(f"{figure.scenario}: run {result.status}: {result.error}")
-        runs = derived_columns(scenario.kind, result.tables["runs"])
-        return Tables(runs, result.tables.get("progress"))
+            failure = result.exception or RuntimeError(f"run {result.status}: {result.error}")
+            failure.add_note(f"reproducing {figure.id} from {figure.scenario}")
+            raise failure
+        runs = derived_columns(scenario.kind, _first(result.tables["runs"], replications))
+        return Tables(runs, _first(result.tables.get("progress"), replications))
+
+
+def _first(table: pd.DataFrame | None, replications: int) -> pd.DataFrame | None:
+    """The rows of replications ``0..replications-1`` (a resumed folder may hold more)."""
+    if table is None or "replication" not in table.columns:
+        return table
+    return table[table["replication"] < replications].reset_index(drop=True)
 
 
 def derived_columns(kind: str, runs: pd.DataFrame) -> pd.DataFrame:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from itertools import accumulate
 
 
@@ -52,6 +53,7 @@ class CountingProfile:
         # running maximum of _free, valid for its first _valid entries (extended on demand)
         self._most_free: list[int] = []
         self._valid = 0
+        self.scans = 0  # searches made by compress (jobs that passed the cheap test)
 
     def __len__(self) -> int:
         return len(self._times)
@@ -103,8 +105,27 @@ class CountingProfile:
         """
         if end <= start:
             return
-        if start < self._times[0]:
-            raise ValueError(f"[{start}, {end}) starts before the profile ({self._times[0]})")
+        times, free = self._times, self._free
+        if start < times[0]:
+            raise ValueError(f"[{start}, {end}) starts before the profile ({times[0]})")
+        i = bisect_right(times, start) - 1  # the step holding start
+        if i + 1 == len(times) or times[i + 1] >= end:  # [start, end) inside step i
+            count = free[i] - processors
+            if count < 0:
+                raise ValueError(f"over-committed: {processors} processors on [{start}, {end})")
+            if count > self.processors:
+                raise ValueError(f"released more than was held on [{start}, {end})")
+            # A range ending where the step ends with the next step's new count, or starting
+            # where it starts with the previous step's, only moves one breakpoint: the free
+            # counts (and their running maximum) stay as they are.
+            ends_step = i + 1 < len(times) and times[i + 1] == end
+            if times[i] < start and ends_step and free[i + 1] == count:
+                times[i + 1] = start
+                return
+            joins_previous = i > 0 and free[i - 1] == count and end != math.inf
+            if times[i] == start and not ends_step and joins_previous:
+                times[i] = end
+                return
         first = self._breakpoint(start)
         last = self._breakpoint(end) if end != math.inf else len(self._times)
         covered = [count - processors for count in self._free[first:last]]
@@ -234,3 +255,73 @@ class CountingProfile:
                 i += 1
             if i == stop or times[i] - start >= duration:
                 return start
+
+    def compress(
+        self,
+        now: float,
+        queue: dict[int, float],
+        processors: Sequence[int],
+        duration: Sequence[float],
+    ) -> list[tuple[int, float]]:
+        """One compression pass over ``queue`` (job -> reservation, in priority order).
+
+        Every job whose :meth:`earliest_move` finds a start is moved there
+        (:meth:`move`) before the next job is looked at, exactly as the loop
+        ``may_move``, ``earliest_move``, ``move`` per job; returns the ``(job, new start)``
+        moves in order (``queue`` itself is not changed). The profile's left edge must be
+        ``now``.
+
+        Why one method: on a long queue this loop is most of a replay's time, and method
+        calls cost more than the work of a check (a comparison and a bisection) or of a
+        short move. Two shortcuts give the same answers as the plain calls:
+
+        * the scan for the first step with enough free processors bisects the running
+          maximum (non-decreasing) instead of walking the steps before it;
+        * a move whose two ranges each lie inside one step shifts at most two breakpoints
+          (the usual case: a reservation sliding earlier inside a gap) before falling back
+          to :meth:`add` for the general case.
+        """
+        times, free, most_free = self._times, self._free, self._most_free
+        moves: list[tuple[int, float]] = []
+        for job, reserved in queue.items():
+            if reserved <= now:
+                continue
+            p = processors[job]
+            stop = bisect_left(times, reserved)  # the steps before the reservation
+            if free[stop - 1] >= p:
+                latest = reserved  # a run reaches the reservation
+                need = stop
+            else:
+                latest = reserved - duration[job]  # the task must fit whole before it
+                need = bisect_right(times, latest)
+                if need == 0:
+                    continue
+            valid = self._valid
+            if need > valid:  # extend the running maximum over the steps asked about
+                before = most_free[valid - 1] if valid else 0
+                most_free[valid:] = accumulate(free[valid:need], max, initial=before)
+                del most_free[valid]
+                self._valid = valid = need
+            if most_free[need - 1] < p:
+                continue  # no step before `latest` has enough free: cannot move
+            self.scans += 1
+            e = duration[job]
+            i = bisect_left(most_free, p, 0, need)  # the first step with enough free
+            while True:
+                run_start = times[i]
+                if run_start > latest:
+                    break
+                start = run_start if run_start > now else now
+                i += 1
+                while i < stop and free[i] >= p:
+                    i += 1
+                if i == stop or times[i] - start >= e:
+                    self.move(reserved, start, e, p)
+                    moves.append((job, start))
+                    break
+                while i < stop and free[i] < p:
+                    i += 1
+                if i == stop:
+                    break
+            # the profile may have changed size: the lists are the same objects
+        return moves
