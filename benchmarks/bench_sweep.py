@@ -8,11 +8,13 @@
 All on ``scenarios/coordinated-placement-static.yaml`` (paper TY20 Table 2: four queue sizes,
 five policies). Every run is a fresh process; the contenders alternate (A B A B ...) so that
 a machine shared with other work slows both alike, and the medians and their ratio are
-reported for two measures of the run alone (imports and scenario reading excluded): wall
-time, and CPU time (user + system) of the run's process and every process it started and
-waited for (workers, Dask's worker processes). On a machine shared with other work the CPU
-time is the steadier measure: waiting for a core does not count in it. The load average is
-printed before and after every run.
+reported for three measures: the wall time and the CPU time (user + system, ``getrusage``) of
+the run alone as its process sees them (imports and scenario reading excluded; the CPU time
+counts the workers the run waited for), and the CPU time of the whole process tree sampled
+from /proc every 0.1 s (start-up included; counts Dask's worker processes, which a closing
+cluster may leave to be reaped after the run). On a machine shared with other work the CPU
+times are the steadier measures: waiting for a core does not count in them. The load
+average is printed before and after every run.
 
 * ``overhead``: the runner before the store (``benchmarks/previous_runner.py``: one Parquet
   file per table, appended row groups) against the store (one file per table and chunk, a
@@ -85,13 +87,33 @@ def one_run(runner: str, replications: int, jobs: int, cluster: str | None, out:
 
 
 def timed(runner: str, replications: int, jobs: int, cluster: str | None,
-          out: Path) -> tuple[float, float]:  # fmt: skip
-    """Wall and CPU seconds of one run in a fresh process."""
+          out: Path) -> tuple[float, float, float]:  # fmt: skip
+    """One run in a fresh process: wall and CPU seconds of the run alone, and CPU seconds of
+    the process tree (the last /proc sample of every process it ever had)."""
     command = [sys.executable, __file__, "_one", runner, str(replications), str(jobs),
                cluster or "-", str(out)]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
-    wall, cpu = done.stdout.strip().splitlines()[-1].split()
-    return float(wall), float(cpu)
+    with tempfile.TemporaryFile("w+") as output:
+        process = subprocess.Popen(command, stdout=output, text=True)
+        tree: dict[int, float] = {}
+        while process.poll() is None:
+            for pid in descendants(process.pid):
+                seconds = process_cpu(pid)
+                if seconds is not None:
+                    tree[pid] = seconds
+            time.sleep(0.1)
+        assert process.returncode == 0, f"{command} failed"
+        output.seek(0)
+        wall, cpu = output.read().strip().splitlines()[-1].split()
+    return float(wall), float(cpu), sum(tree.values())
+
+
+def process_cpu(pid: int) -> float | None:
+    """User + system seconds of one process so far (not its children), from /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def same_tables(previous: Path, store: Path) -> bool:
@@ -113,7 +135,7 @@ def same_tables(previous: Path, store: Path) -> bool:
 
 
 def compare(label_a, run_a, label_b, run_b, repeat: int) -> None:
-    measures = ("wall", "cpu")
+    measures = ("wall", "cpu", "tree cpu")
     times: dict[str, dict[str, list[float]]] = {
         label: {measure: [] for measure in measures} for label in (label_a, label_b)
     }
@@ -121,16 +143,18 @@ def compare(label_a, run_a, label_b, run_b, repeat: int) -> None:
         for label, run in ((label_a, run_a), (label_b, run_b)):
             before = load()
             with tempfile.TemporaryDirectory() as folder:
-                wall, cpu = run(Path(folder) / "out")
-            times[label]["wall"].append(wall)
-            times[label]["cpu"].append(cpu)
-            print(f"  repetition {index + 1}: {label:<18} wall {wall:8.2f} s  cpu {cpu:8.2f} s"
-                  f"  (load average {before} before, {load()} after)", flush=True)  # fmt: skip
+                measured = run(Path(folder) / "out")
+            for measure, seconds in zip(measures, measured, strict=True):
+                times[label][measure].append(seconds)
+            wall, cpu, tree = measured
+            print(f"  repetition {index + 1}: {label:<18} wall {wall:8.2f} s  cpu {cpu:8.2f} s  "
+                  f"tree cpu {tree:8.2f} s  (load average {before} before, {load()} after)",
+                  flush=True)  # fmt: skip
     for measure in measures:
         medians = {label: statistics.median(values[measure]) for label, values in times.items()}
         for label, median in medians.items():
             runs = ", ".join(f"{t:.1f}" for t in times[label][measure])
-            print(f"median {measure:<4} {label:<18} {median:8.2f} s  (runs: {runs})")
+            print(f"median {measure:<8} {label:<18} {median:8.2f} s  (runs: {runs})")
         print(f"ratio {measure} {label_b} / {label_a}: {medians[label_b] / medians[label_a]:.3f}")
 
 
