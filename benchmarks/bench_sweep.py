@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/bench_sweep.py cluster  [-r 40]  [--repeat 3]
     .venv/bin/python benchmarks/bench_sweep.py memory   [-r 100 1000] [-j 2] [--queue-sizes 50]
     .venv/bin/python benchmarks/bench_sweep.py writes   [-r 20]
+    .venv/bin/python benchmarks/bench_sweep.py chunks   [-r 8] [--repeat 3]
 
 All on ``scenarios/coordinated-placement-static.yaml`` (paper TY20 Table 2: four queue sizes,
 five policies). Every run is a fresh process; the contenders alternate (A B A B ...) so that
@@ -25,6 +26,10 @@ average is printed before and after every run.
 * ``writes``: in one process (``-j 1``), the time the store spends writing chunks and the
   manifest and deriving the summary, against the whole run: the store's own cost, free of
   the noise of a shared machine that comparing two runs suffers.
+* ``chunks``: in one process, the workers' side: the store's chunk function (``run_chunk``,
+  the replications of one point with their tables concatenated) for every point against the
+  previous runner's per-replication function over the same replications; CPU time of this
+  process (``time.process_time``), alternating.
 * ``memory``: peak resident memory of the ``gridsim run`` process, and of it with its worker
   processes summed (sampled from /proc every 0.1 s), and the exact peak of the largest single
   process (``getrusage``), at each replication count.
@@ -240,6 +245,44 @@ def writes(arguments) -> None:
         print(f"  {label:<22} {seconds:7.3f} s  ({100 * seconds / total:.2f}% of the run)")
 
 
+def chunks(arguments) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from previous_runner import _one_replication
+
+    from gridsim.experiments.cells import Chunk
+    from gridsim.experiments.grid import load_experiment
+    from gridsim.experiments.kinds import load_scenario
+    from gridsim.experiments.runner import run_chunk
+
+    experiment = load_experiment(SCENARIO)
+    scenario, _ = load_scenario(SCENARIO)
+    r = arguments.replications[0]
+
+    def previous() -> None:
+        for replication in range(r):
+            _one_replication((scenario, replication, scenario.seed))
+
+    def store() -> None:
+        for point in experiment.points:
+            chunk = Chunk(point.index, 0, r - 1)
+            run_chunk(point.scenario, chunk, experiment.seed, experiment.columns(point))
+
+    print(f"{SCENARIO.name}, replications 0-{r - 1} of every point, in one process")
+    times: dict[str, list[float]] = {"previous runner": [], "store": []}
+    for index in range(arguments.repeat):
+        for label, work in (("previous runner", previous), ("store", store)):
+            began = time.process_time()
+            work()
+            times[label].append(time.process_time() - began)
+            print(f"  repetition {index + 1}: {label:<16} cpu {times[label][-1]:7.2f} s",
+                  flush=True)  # fmt: skip
+    medians = {label: statistics.median(values) for label, values in times.items()}
+    print(
+        f"median cpu: previous runner {medians['previous runner']:.2f} s, store "
+        f"{medians['store']:.2f} s, ratio {medians['store'] / medians['previous runner']:.3f}"
+    )
+
+
 def descendants(pid: int) -> list[int]:
     found, queue = [], [pid]
     while queue:
@@ -269,7 +312,7 @@ def main() -> None:
         print(*one_run(runner, int(r), int(j), address, Path(out), sizes))
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["overhead", "cluster", "memory", "writes"])
+    parser.add_argument("what", choices=["overhead", "cluster", "memory", "writes", "chunks"])
     parser.add_argument("-r", "--replications", type=int, nargs="+",
                         help="replications (memory: several counts)")  # fmt: skip
     parser.add_argument("-j", "--jobs", type=int, default=2)
@@ -277,9 +320,11 @@ def main() -> None:
     parser.add_argument("--queue-sizes", type=int, nargs="+",
                         help="memory: other queue sizes (a cheaper run)")  # fmt: skip
     arguments = parser.parse_args()
-    defaults = {"overhead": [100], "cluster": [40], "memory": [100, 1000], "writes": [20]}
+    defaults = {"overhead": [100], "cluster": [40], "memory": [100, 1000], "writes": [20],
+                "chunks": [8]}  # fmt: skip
     arguments.replications = arguments.replications or defaults[arguments.what]
-    modes = {"overhead": overhead, "cluster": cluster, "memory": memory, "writes": writes}
+    modes = {"overhead": overhead, "cluster": cluster, "memory": memory, "writes": writes,
+             "chunks": chunks}  # fmt: skip
     modes[arguments.what](arguments)
 
 
