@@ -138,6 +138,7 @@ def test_ctrl_c_twice_returns_within_two_seconds_each_time_and_the_run_resumes(r
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+@pytest.mark.slow  # a Dask cluster start and a resume: 20-40 s
 def test_ctrl_c_on_a_local_dask_cluster_returns_within_two_seconds_quietly_and_resumes(
     reference, tmp_path
 ):

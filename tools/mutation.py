@@ -10,9 +10,10 @@ git), configures mutmut there to mutate only that module and to run only the giv
 runs those tests once to learn which test reaches which function, then runs, per mutant, only
 the tests that reach its function. Prints the score (killed / (killed + survived + untested),
 timeouts counted as killed) and writes the survivors' diffs to ``survivors.txt`` there.
-``--survivors`` re-runs only the survivors of the last run of that module, in the same folder
-with the working tree's files copied over it (new tests are timed first): minutes instead of a
-whole run, and the counts and score printed are the whole module's again.
+``--survivors`` re-runs only the survivors (and untested mutants) of the last run of that
+module, in the same folder with the working tree's files copied over it (new tests are timed
+first): minutes instead of a whole run, and the counts and score printed are the whole
+module's again.
 Why per module with its own tests: the whole suite under mutmut's trampolines takes hours on
 this machine; a module's own tests take minutes. The score is then a floor: a mutant that
 survives here might still die in another folder's tests.
@@ -49,7 +50,13 @@ TESTS = {
     "gridsim/scheduling/batch/cycle.py": ["tests/batch"],
     "gridsim/scheduling/batch/slots.py": ["tests/batch"],
     "gridsim/scheduling/batch/search.py": ["tests/batch"],
-    "gridsim/sim/engine.py": ["tests/jobflow", "tests/contracts"],
+    "gridsim/sim/engine.py": ["tests/jobflow/test_engine.py",
+                              "tests/jobflow/test_backfilling_by_hand.py",
+                              "tests/jobflow/test_invariants.py",
+                              "tests/jobflow/test_queue_policies.py",
+                              "tests/contracts/test_same_instant_order.py",
+                              "tests/contracts/test_compression.py",
+                              "tests/faults/test_consequences_by_hand.py"],
     "gridsim/sim/log_replay.py": ["tests/swfreplay/test_swf_replay_schedulers.py",
                                   "tests/swfreplay/test_easy_spare_processors.py"],
     "gridsim/experiments/cells.py": ["tests/test_cells.py", "tests/test_runner.py",
@@ -62,7 +69,8 @@ TESTS = {
                                   "tests/analysis/test_baselines_and_partial_results.py",
                                   "tests/analysis/test_analysis_results.py",
                                   "tests/analysis/test_analysis_report.py"],
-    "gridsim/workloads/swf.py": ["tests/workloads/test_swf_reader.py"],
+    "gridsim/workloads/swf.py": ["tests/workloads/test_swf_reader.py",
+                                 "tests/workloads/test_swf_edges.py"],
     "gridsim/cloud/dytss.py": ["tests/cloud"],
     "gridsim/cloud/selfscheduling.py": ["tests/cloud"],
     "gridsim/cloud/turnaround.py": ["tests/cloud"],
@@ -105,13 +113,43 @@ def configure(folder: Path, module: str, tests: list[str]) -> None:
     pyproject.write_text(head + "\n".join(lines) + "\n")
 
 
-def score(folder: Path) -> dict[str, float]:
-    subprocess.run(["mutmut", "export-cicd-stats"], cwd=folder, check=True,
-                   capture_output=True)  # fmt: skip
-    stats = json.loads((folder / "mutants" / "mutmut-cicd-stats.json").read_text())
-    killed = stats["killed"] + stats.get("timeout", 0)
-    counted = killed + stats["survived"] + stats.get("no_tests", 0)  # untested: not killed
-    return {**stats, "score": killed / counted if counted else float("nan")}
+#: The counts of the module's last run, merged over ``--survivors`` re-runs (mutmut forgets
+#: the earlier results when the test selection changes).
+COUNTS = "counts.json"
+
+
+def statuses(folder: Path) -> dict[str, str]:
+    """Every mutant's status as ``mutmut results`` reports it (killed, survived, ...)."""
+    listing = subprocess.run(["mutmut", "results", "--all", "true"], cwd=folder,
+                             capture_output=True, text=True).stdout  # fmt: skip
+    return dict(line.strip().rsplit(": ", 1) for line in listing.splitlines() if ": " in line)
+
+
+def counts(folder: Path, rerun: list[str], before: dict[str, int] | None) -> dict[str, int]:
+    """killed, timeout, survived, no_tests and total: of the whole run, or (``rerun``) the
+    counts ``before`` with the re-run survivors' new statuses in place of "survived"."""
+    status = statuses(folder)
+    if not rerun or before is None:
+        subprocess.run(["mutmut", "export-cicd-stats"], cwd=folder, check=True,
+                       capture_output=True)  # fmt: skip
+        stats = json.loads((folder / "mutants" / "mutmut-cicd-stats.json").read_text())
+        return {key: stats.get(key, 0) for key in ("killed", "timeout", "survived", "no_tests",
+                                                   "total")}  # fmt: skip
+    again = [status.get(name, "not checked") for name in rerun]
+    merged = dict(before)
+    merged["killed"] += again.count("killed")
+    merged["timeout"] += again.count("timeout")
+    merged["no_tests"] = again.count("no tests")  # the untested were re-run too
+    merged["survived"] = len(again) - again.count("killed") - again.count("timeout") - (
+        again.count("no tests"))  # fmt: skip
+    return merged
+
+
+def score(found: dict[str, int]) -> float:
+    """killed / (killed + survived + untested), timeouts counted as killed."""
+    killed = found["killed"] + found["timeout"]
+    counted = killed + found["survived"] + found["no_tests"]  # untested: not killed
+    return killed / counted if counted else float("nan")
 
 
 def main() -> int:
@@ -135,23 +173,32 @@ def main() -> int:
         if not names:
             print(json.dumps({"module": args.module, "survivors": 0}))
             return 0
+    before = None
+    if args.survivors:
+        previous = ROOT / ".mutation" / module_folder(args.module)
+        for path in (previous / COUNTS, previous / "mutants" / "mutmut-cicd-stats.json"):
+            if path.is_file():  # counts.json, or the cicd stats of a run made before it
+                found = json.loads(path.read_text())
+                before = {key: found.get(key, 0) for key in ("killed", "timeout", "survived",
+                                                             "no_tests", "total")}  # fmt: skip
+                break
     folder = scratch_copy(args.module, keep=args.survivors)
     configure(folder, args.module, tests)
     began = time.monotonic()
     run = subprocess.run(["nice", "-n", "10", "mutmut", "run", "--max-children",
                           str(args.children), *names], cwd=folder)  # fmt: skip
     minutes = (time.monotonic() - began) / 60
-    results = subprocess.run(["mutmut", "results"], cwd=folder, capture_output=True, text=True)
-    survivors = [line.split(":")[0].strip() for line in results.stdout.splitlines()
-                 if line.strip().endswith(": survived")]  # fmt: skip
+    survivors = [name for name, status in statuses(folder).items()
+                 if status in ("survived", "no tests")]  # fmt: skip
     with open(folder / "survivors.txt", "w") as out:
         for name in survivors:
             shown = subprocess.run(["mutmut", "show", name], cwd=folder, capture_output=True,
                                    text=True)  # fmt: skip
             out.write(f"== {name}\n{shown.stdout}\n")
-    summary = score(folder)
+    found = counts(folder, names, before)
+    (folder / COUNTS).write_text(json.dumps(found) + "\n")
     print(json.dumps({"module": args.module, "tests": tests, "minutes": round(minutes, 1),
-                      **summary}))  # fmt: skip
+                      **found, "score": round(score(found), 4)}))  # fmt: skip
     return run.returncode
 
 

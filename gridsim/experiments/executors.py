@@ -169,13 +169,29 @@ def open_executor(jobs: int | None, cluster: str | None, tasks: int) -> ChunkExe
     return ProcessExecutor(min(workers, tasks))
 
 
+#: Most worker processes per core that ``--jobs`` and ``--cluster local:N`` start: each is a
+#: Python process holding its own copy of gridsim and its libraries (130 MB measured after
+#: importing them), and beyond a few per core they only wait for a core.
+MAX_WORKERS_PER_CORE = 4
+
+
+def check_workers(count: int, option: str) -> None:
+    """ExecutorError if ``count`` worker processes are more than this computer runs well
+    (``option`` names what asked for them)."""
+    cores = os.cpu_count() or 1
+    if count > MAX_WORKERS_PER_CORE * cores:
+        raise ExecutorError(f"{option}: {count} worker processes on {cores} cores; at most "
+                            f"{MAX_WORKERS_PER_CORE * cores} ({MAX_WORKERS_PER_CORE} per core) "
+                            "run here")  # fmt: skip
+
+
 def check_cluster(address: str) -> None:
     """ExecutorError unless ``address`` is ``local:N`` (N >= 1) or a scheduler address and
     Dask is installed (checked before anything is started or written)."""
     import importlib.util
 
     if address.startswith("local:"):
-        _count(address.removeprefix("local:"), address)
+        check_workers(_count(address.removeprefix("local:"), address), f"--cluster {address}")
     elif "://" not in address:
         raise ExecutorError(f"--cluster {address!r}: expected local:N or a scheduler address "
                             "such as tcp://host:8786")  # fmt: skip
