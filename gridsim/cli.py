@@ -285,13 +285,18 @@ def run(
     _print_rejections(result.metadata.get("rejections") or [])
     done = result.metadata["replications_completed"]
     points = f", {len(experiment.points)} points" if len(experiment.points) > 1 else ""
-    click.echo(f"\nresults: {out}  ({done} replications{points})")
+    click.echo(f"\nresults: {out}  ({_count(done, 'replication')}{points})")
     if result.status == "interrupted":
         click.echo(f"gridsim: interrupted; finished chunks are kept in {out}: run the same "
                    "command to resume", err=True)  # fmt: skip
         sys.exit(130)
     if result.status != "complete":
         _raise_failure(result, out)
+
+
+def _count(number: int, stem: str, one: str = "", many: str = "s") -> str:
+    """``1 replication``, ``2 replications``: a count with its noun in the right number."""
+    return f"{number} {stem}{one if number == 1 else many}"
 
 
 def _print_rejections(rows: list[dict]) -> None:
@@ -309,7 +314,7 @@ def _raise_failure(result, out: Path) -> None:
     replication that failed, a user's (a log that cannot be read) or a bug."""
     failure = result.exception or RuntimeError(f"run {result.status}: {result.error}")
     done = result.metadata.get("replications_completed", 0)
-    failure.add_note(f"the run stopped; {done} replications finished, kept in {out}")
+    failure.add_note(f"the run stopped; {_count(done, 'replication')} finished, kept in {out}")
     raise failure
 
 
@@ -320,7 +325,7 @@ def validate(scenario) -> None:
     experiment = _load(scenario)
     model = experiment.scenario
     if hasattr(model, "policies"):
-        compared = f"{len(model.policies)} policies"
+        compared = _count(len(model.policies), "polic", "y", "ies")
         scheduler = getattr(model, "scheduler", "conservative")
         if scheduler != "conservative":
             name = scheduler if isinstance(scheduler, str) else scheduler.get("name")
@@ -333,9 +338,9 @@ def validate(scenario) -> None:
     points = len(experiment.points)
     click.echo(
         f"{scenario}: valid {model.kind} scenario {model.name!r}, "
-        f"{model.replications} replications, seed {model.seed}, {compared}; "
-        f"{points} point{'s' * (points != 1)} x {model.replications} replications = "
-        f"{points * model.replications} runs"
+        f"{_count(model.replications, 'replication')}, seed {model.seed}, {compared}; "
+        f"{_count(points, 'point')} x {_count(model.replications, 'replication')} = "
+        f"{_count(points * model.replications, 'run')}"
     )
     for point in experiment.points if points > 1 else ():
         click.echo(f"  point {point.index}: {point.label()}")
