@@ -1,0 +1,111 @@
+"""The result store's manifests and housekeeping (gridsim.experiments.store), one function at a
+time: how two experiments' difference is named, what a resumed run keeps of the folder's
+manifest, what ``--overwrite`` removes, and shards given twice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import gridsim
+from gridsim.experiments.store import (
+    MANIFEST,
+    FolderStore,
+    StoreError,
+    clear,
+    combined_sources,
+    experiment_difference,
+    first_difference,
+    read_manifest,
+    write_json,
+)
+
+
+def test_a_difference_is_named_by_its_path_and_both_values():
+    assert first_difference({"a": {"b": 1}}, {"a": {"b": 2}}) == "a.b: 1 there, 2 here"
+    assert first_difference({"a": 1}, {"a": 2}, "in the folder", "asked") == (
+        "a: 1 in the folder, 2 asked"
+    )  # fmt: skip
+    assert first_difference({"a": [1, 2]}, {"a": [1, 3]}) == "a.1: 2 there, 3 here"
+    assert first_difference([1, 2], [1, 3]) == "1: 2 there, 3 here"
+    assert first_difference({"X": 1}, {"X": 2}) == "X: 1 there, 2 here"  # keys shown whole
+    assert first_difference({"Xa": [1]}, {"Xa": [2]}) == "Xa.0: 1 there, 2 here"
+    assert first_difference({"a": 1, "b": 2}, {"a": 1, "b": 2}) is None
+
+
+def test_a_key_only_one_side_has_is_a_difference():
+    assert first_difference({"a": 1}, {"a": 1, "c": 2}) == "c: null there, 2 here"
+    assert first_difference({"a": 1, "c": 2}, {"a": 1}) == "c: 2 there, null here"
+
+
+def test_values_of_different_shapes_differ_as_a_whole():
+    assert first_difference(1, 2) == "the scenario: 1 there, 2 here"
+    assert first_difference({"a": 1}, [1]) == 'the scenario: {"a": 1} there, [1] here'
+    assert first_difference([1, 2], [1, 2, 3]) == "the scenario: [1, 2] there, [1, 2, 3] here"
+    assert first_difference({"a": [1]}, {"a": [1, 2]}) == "a: [1] there, [1, 2] here"
+
+
+def test_the_first_point_s_fields_are_named_without_their_prefix():
+    old, new = {"points": [{"x": 1}, {"x": 5}]}, {"points": [{"x": 2}, {"x": 5}]}
+    assert first_difference(old, new) == "x: 1 there, 2 here"
+    old, new = {"points": [{"x": 1}, {"x": 5}]}, {"points": [{"x": 1}, {"x": 6}]}
+    assert first_difference(old, new) == "points.1.x: 5 there, 6 here"
+
+
+def test_long_values_are_cut_to_forty_characters():
+    forty = "a" * 38  # 40 characters once quoted
+    assert first_difference(forty, "b") == f'the scenario: "{forty}" there, "b" here'
+    long = "a" * 39
+    assert first_difference(long, "b") == f'the scenario: "{"a" * 36}... there, "b" here'
+    assert first_difference({"p": Path("x")}, {"p": Path("y")}) == 'p: "x" there, "y" here'
+
+
+def manifest(**changes) -> dict:
+    """A fresh manifest as the runner writes one (history and cells come later)."""
+    return {"store_format": 1, "scenario": "s", "seed": 3, "scenario_hash": "h",
+            "gridsim_version": gridsim.__version__, "identity": {"n": 2}, **changes}  # fmt: skip
+
+
+def test_experiments_differ_by_layout_version_seed_or_scenario():
+    assert experiment_difference(manifest(), manifest()) is None
+    assert experiment_difference({"scenario": "s"}, manifest()) == (
+        "results of an earlier gridsim layout"
+    )  # fmt: skip
+    assert experiment_difference(manifest(gridsim_version="0.0.1"), manifest(), "A", "B") == (
+        f"gridsim 0.0.1 A, {gridsim.__version__} B"
+    )  # fmt: skip
+    assert experiment_difference(manifest(seed=4), manifest(), "A", "B") == "seed 4 A, 3 B"
+    changed = manifest(scenario_hash="g", identity={"n": 3})
+    assert experiment_difference(changed, manifest(), "A", "B") == "scenario 's', n: 3 A, 2 B"
+    assert experiment_difference(manifest(scenario_hash="g"), manifest()) == "scenario 's'"
+
+
+def test_a_resumed_run_keeps_the_folder_s_history_and_cells_and_refreshes_the_rest(tmp_path):
+    stored = manifest(command="gridsim run old", history=[{"command": "gridsim run old"}],
+                      done={"0": "0:2"}, planned={"0": "0:4"})  # fmt: skip
+    write_json(tmp_path / MANIFEST, stored)
+    store = FolderStore.open(tmp_path, manifest(command="gridsim run new", history=[]))
+    store.close()
+    assert store.manifest["history"] == [{"command": "gridsim run old"}]
+    assert (store.manifest["done"], store.manifest["planned"]) == ({"0": "0:2"}, {"0": "0:4"})
+    assert store.manifest["command"] == "gridsim run new"
+
+
+def test_clearing_a_folder_removes_what_gridsim_wrote_and_nothing_else(tmp_path):
+    for name in (MANIFEST, "summary.csv", "paired.parquet", "jobs.parquet", "notes.txt"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / "runs" / "point=0").mkdir(parents=True)
+    (tmp_path / "runs" / "point=0" / "rep-0-1.parquet").write_text("x")
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "a.png").write_text("x")
+    clear(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["figures", "notes.txt"]
+    assert read_manifest(tmp_path) is None
+
+
+def test_a_folder_given_twice_is_named(tmp_path):
+    folder = tmp_path / "shard"
+    folder.mkdir()
+    with pytest.raises(StoreError, match=rf"^{folder}: given twice$"):
+        combined_sources([folder, tmp_path / "." / "shard"], [manifest(), manifest()])
