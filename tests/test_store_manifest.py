@@ -1,23 +1,31 @@
 """The result store's manifests and housekeeping (gridsim.experiments.store), one function at a
 time: how two experiments' difference is named, what a resumed run keeps of the folder's
-manifest, what ``--overwrite`` removes, and shards given twice."""
+manifest, what ``--overwrite`` removes, shards given twice, and how chunk tables are read
+back (missing, empty, of different column types, in memory)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import gridsim
+from gridsim.experiments.cells import Chunk
 from gridsim.experiments.store import (
     MANIFEST,
     FolderStore,
+    MemoryStore,
     StoreError,
     clear,
     combined_sources,
+    committed_chunks,
     experiment_difference,
     first_difference,
+    is_store,
     read_manifest,
+    read_table,
+    table_names,
     write_json,
 )
 
@@ -109,3 +117,72 @@ def test_a_folder_given_twice_is_named(tmp_path):
     folder.mkdir()
     with pytest.raises(StoreError, match=rf"^{folder}: given twice$"):
         combined_sources([folder, tmp_path / "." / "shard"], [manifest(), manifest()])
+
+
+def test_only_a_manifest_of_the_current_layout_is_a_store():
+    assert is_store({"store_format": 1, "scenario": "s"})
+    assert not is_store({"scenario": "s"}) and not is_store({"store_format": 0})
+    assert not is_store({}) and not is_store(None)
+
+
+def write_chunks(folder: Path, frames: dict[Chunk, dict[str, pd.DataFrame]]) -> FolderStore:
+    store = FolderStore.open(folder, manifest())
+    for chunk, tables in frames.items():
+        store.add(chunk, tables)
+    store.close()
+    return store
+
+
+def test_tables_are_listed_runs_first_then_by_name(tmp_path):
+    row = pd.DataFrame({"x": [1]})
+    write_chunks(tmp_path, {Chunk(0, 0, 0): {"tasks": row, "runs": row, "jobs": row}})
+    assert table_names(tmp_path) == ["runs", "jobs", "tasks"]
+
+
+def test_a_chunk_without_a_table_is_skipped_and_later_chunks_still_read(tmp_path):
+    runs, jobs = pd.DataFrame({"x": [1.0]}), pd.DataFrame({"j": [7]})
+    write_chunks(tmp_path, {Chunk(0, 0, 0): {"runs": runs},
+                            Chunk(0, 1, 1): {"runs": runs, "jobs": jobs}})  # fmt: skip
+    chunks = committed_chunks(tmp_path)
+    assert read_table([(tmp_path, c) for c in chunks], "jobs")["j"].tolist() == [7]
+    assert read_table([(tmp_path, c) for c in chunks], "absent").empty
+
+
+def test_a_table_without_rows_in_any_chunk_keeps_its_columns(tmp_path):
+    empty = pd.DataFrame(
+        {"job_id": pd.Series([], dtype="int64"), "start": pd.Series([], dtype=float)}
+    )
+    runs = pd.DataFrame({"x": [1]})
+    write_chunks(tmp_path, {Chunk(0, 0, 0): {"runs": runs, "jobs": empty},
+                            Chunk(0, 1, 1): {"runs": runs, "jobs": empty}})  # fmt: skip
+    jobs = read_table([(tmp_path, c) for c in committed_chunks(tmp_path)], "jobs")
+    assert list(jobs.columns) == ["job_id", "start"] and len(jobs) == 0
+
+
+def test_shards_stored_with_different_column_types_read_back_as_one_table(tmp_path):
+    """One shard stored whole numbers, the other the same column with a gap (floats): read
+    together, they give what concatenating them would."""
+    write_chunks(tmp_path / "a", {Chunk(0, 0, 0): {"runs": pd.DataFrame({"x": [1, 2]})}})
+    write_chunks(tmp_path / "b", {Chunk(0, 1, 1): {"runs": pd.DataFrame({"x": [3.0, None]})}})
+    sources = [(tmp_path / "a", Chunk(0, 0, 0)), (tmp_path / "b", Chunk(0, 1, 1))]
+    assert read_table(sources, "runs")["x"].tolist()[:3] == [1.0, 2.0, 3.0]
+    assert read_table(sources, "runs")["x"].isna().tolist() == [False, False, False, True]
+
+
+def test_a_stored_table_keeps_its_columns_not_its_index(tmp_path):
+    frame = pd.DataFrame({"x": [1.0, 2.0]}, index=[5, 6])
+    write_chunks(tmp_path, {Chunk(0, 0, 1): {"runs": frame}})
+    table = read_table([(tmp_path, Chunk(0, 0, 1))], "runs")
+    assert list(table.columns) == ["x"] and table.index.tolist() == [0, 1]
+
+
+def test_a_run_in_memory_keeps_chunks_in_point_and_replication_order():
+    store = MemoryStore()
+    store.add(Chunk(1, 2, 2), {"runs": pd.DataFrame({"r": [12]})})
+    store.add(Chunk(0, 2, 3), {"runs": pd.DataFrame({"r": [2, 3]}, index=[7, 8])})
+    store.add(Chunk(0, 0, 1), {"runs": pd.DataFrame({"r": [0, 1]}), "jobs": pd.DataFrame()})
+    assert store.done() == {1: {2}, 0: {0, 1, 2, 3}}
+    runs = store.table("runs")
+    assert runs["r"].tolist() == [0, 1, 2, 3, 12] and runs.index.tolist() == [0, 1, 2, 3, 4]
+    assert store.table_names() == ["runs", "jobs"]
+    assert store.table("absent").empty

@@ -50,6 +50,7 @@ TESTS = {
     "gridsim/scheduling/batch/cycle.py": ["tests/batch"],
     "gridsim/scheduling/batch/slots.py": ["tests/batch"],
     "gridsim/scheduling/batch/search.py": ["tests/batch"],
+    "gridsim/scheduling/batch/window.py": ["tests/batch"],
     "gridsim/sim/engine.py": ["tests/jobflow/test_engine.py",
                               "tests/jobflow/test_backfilling_by_hand.py",
                               "tests/jobflow/test_invariants.py",
