@@ -11,11 +11,13 @@ import pandas as pd
 import pytest
 
 import gridsim
+from gridsim.experiments import store as store_module
 from gridsim.experiments.cells import Chunk
 from gridsim.experiments.store import (
     MANIFEST,
     FolderStore,
     MemoryStore,
+    SchemaDriftError,
     StoreError,
     clear,
     combined_sources,
@@ -129,6 +131,7 @@ def write_chunks(folder: Path, frames: dict[Chunk, dict[str, pd.DataFrame]]) -> 
     store = FolderStore.open(folder, manifest())
     for chunk, tables in frames.items():
         store.add(chunk, tables)
+    store.write_manifest()
     store.close()
     return store
 
@@ -186,3 +189,38 @@ def test_a_run_in_memory_keeps_chunks_in_point_and_replication_order():
     assert runs["r"].tolist() == [0, 1, 2, 3, 12] and runs.index.tolist() == [0, 1, 2, 3, 4]
     assert store.table_names() == ["runs", "jobs"]
     assert store.table("absent").empty
+
+
+def test_a_chunk_s_runs_file_is_written_last(tmp_path, monkeypatch):
+    """A chunk is done exactly when its ``runs`` file exists (the module's docstring)."""
+    written = []
+    real = store_module.write_atomically
+
+    def noting(table, path):
+        written.append(path.parent.parent.name)
+        real(table, path)
+
+    monkeypatch.setattr(store_module, "write_atomically", noting)
+    row = pd.DataFrame({"x": [1]})
+    write_chunks(tmp_path, {Chunk(0, 0, 3): {"runs": row, "tasks": row, "jobs": row}})
+    assert written[-1] == "runs" and sorted(written) == ["jobs", "runs", "tasks"]
+    assert committed_chunks(tmp_path) == [Chunk(0, 0, 3)]
+
+
+def test_a_reopened_folder_refuses_a_chunk_that_does_not_fit_the_stored_rows(tmp_path):
+    write_chunks(tmp_path, {Chunk(0, 0, 0): {"runs": pd.DataFrame({"x": [1.0]})}})
+    store = FolderStore.open(tmp_path, manifest())
+    try:
+        with pytest.raises(SchemaDriftError) as error:
+            store.add(Chunk(0, 1, 2), {"runs": pd.DataFrame({"x": [2.0], "y": [3.0]})})
+    finally:
+        store.close()
+    assert str(error.value) == (
+        "runs: point 0 replications 1-2 cannot be stored: new columns ['y']"
+    )  # fmt: skip
+    assert committed_chunks(tmp_path) == [Chunk(0, 0, 0)]
+
+
+def test_a_manifest_is_written_indented_with_anything_else_as_text(tmp_path):
+    write_json(tmp_path / MANIFEST, {"a": 1, "path": Path("x") / "y"})
+    assert (tmp_path / MANIFEST).read_text() == '{\n  "a": 1,\n  "path": "x/y"\n}\n'
