@@ -5,6 +5,7 @@ back (missing, empty, of different column types, in memory)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -224,3 +225,43 @@ def test_a_reopened_folder_refuses_a_chunk_that_does_not_fit_the_stored_rows(tmp
 def test_a_manifest_is_written_indented_with_anything_else_as_text(tmp_path):
     write_json(tmp_path / MANIFEST, {"a": 1, "path": Path("x") / "y"})
     assert (tmp_path / MANIFEST).read_text() == '{\n  "a": 1,\n  "path": "x/y"\n}\n'
+
+
+def test_times_in_the_manifest_are_utc_to_the_second():
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", store_module.now())
+
+
+def test_an_unreadable_manifest_is_named(tmp_path):
+    (tmp_path / MANIFEST).write_text("{not json")
+    with pytest.raises(StoreError, match=rf"^{tmp_path}: unreadable {MANIFEST}: Expecting"):
+        read_manifest(tmp_path)
+
+
+def test_opening_a_folder_of_another_experiment_is_refused_unless_overwritten(tmp_path):
+    write_json(tmp_path / MANIFEST, manifest(seed=4))
+    with pytest.raises(StoreError) as error:
+        FolderStore.open(tmp_path, manifest())
+    assert str(error.value) == (
+        f"{tmp_path}: holds another experiment (seed 4 in the folder, 3 asked); "
+        "use --overwrite to replace it, or another folder"
+    )  # fmt: skip
+    FolderStore.open(tmp_path, manifest(), overwrite=True).close()
+    assert read_manifest(tmp_path) is None  # cleared; the run writes its own
+
+
+def test_a_folder_with_tables_but_no_manifest_is_refused(tmp_path):
+    (tmp_path / "runs" / "point=0").mkdir(parents=True)
+    with pytest.raises(StoreError) as error:
+        FolderStore.open(tmp_path, manifest())
+    assert str(error.value) == (
+        f"{tmp_path}: holds result tables but no {MANIFEST}; "
+        "use --overwrite to replace them, or another folder"
+    )  # fmt: skip
+
+
+def test_a_folder_is_made_with_its_parents_and_a_file_in_its_place_is_refused(tmp_path):
+    FolderStore.open(tmp_path / "a" / "b", manifest()).close()
+    assert (tmp_path / "a" / "b").is_dir()
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(StoreError, match=rf"^{tmp_path / 'file'}: exists and is not a folder$"):
+        FolderStore.open(tmp_path / "file", manifest())
