@@ -192,6 +192,7 @@ def test_a_copy_changes_independently_of_its_original():
     assert clone.slot_table().start.tolist() != original.slot_table().start.tolist()
     original.reserve(window(70.0, 10.0, [2]))
     assert clone.free_intervals(2) == [(0.0, 100.0)]
+    assert (clone.horizon_start, clone.horizon_end) == (0.0, 100.0)
 
 
 def assert_table_equals_rebuilt(profile):
@@ -202,6 +203,7 @@ def assert_table_equals_rebuilt(profile):
     expected = rebuilt.slot_table()
     for column in ("node", "start", "end", "performance", "price", "q"):
         assert np.array_equal(getattr(got, column), getattr(expected, column))
+        assert getattr(got, column).dtype == getattr(expected, column).dtype, column
 
 
 @settings(max_examples=examples(40), deadline=None)
@@ -238,3 +240,39 @@ def test_forget_before_keeps_intervals_that_end_at_the_present():
     assert profile.free_intervals(0) == [(20, 30), (40, 100.0)]  # (20, 30) ends at the present
     profile.forget_before(31.0)
     assert profile.free_intervals(0) == [(40, 100.0)]
+
+
+def test_a_node_whose_last_free_slot_is_taken_leaves_the_patched_table_as_rebuilt():
+    profile = Profile(NODES, [[(10, 100)], [], [(0, 100)]], 0.0, 100.0)
+    profile.slot_table()
+    profile.reserve(window(0.0, 10.0, [0]))  # node 0's only slot: nothing left of it
+    assert profile.free_intervals(0) == []
+    assert_table_equals_rebuilt(profile)
+    assert profile.slot_table().node.tolist() == [1]
+    profile.release_updating_table([(0, 0.0, 10.0)])
+    assert_table_equals_rebuilt(profile)
+
+
+def test_forgetting_every_slot_of_a_node_and_forgetting_again():
+    profile = Profile(NODES[:2], [[(10, 100)], []], 0.0, 100.0)
+    profile.slot_table()
+    profile.forget_before(50.0)
+    assert profile.free_intervals(0) == [] and profile.free_intervals(1) == [(0.0, 100.0)]
+    profile.forget_before(60.0)
+    assert profile.free_intervals(0) == []
+    assert_table_equals_rebuilt(profile)
+
+
+def test_occupying_or_releasing_an_empty_interval_changes_nothing():
+    profile = Profile(NODES[:1], [[(40, 60)]], 0.0, 100.0)
+    profile.occupy(0, 20.0, 20.0)
+    profile.release(0, 50.0, 50.0)
+    assert profile.free_intervals(0) == [(0.0, 40), (60, 100.0)]
+
+
+def test_a_piece_no_longer_than_the_minimum_slot_is_not_left_free():
+    profile = Profile(NODES[:1], [[]], 0.0, 1.0)
+    profile.occupy(0, 1e-9, 0.5)  # [0, 1e-9): exactly MIN_SLOT_LENGTH
+    assert profile.free_intervals(0) == [(0.5, 1.0)]
+    profile.occupy(0, 0.5 + 2e-9, 1.0)
+    assert profile.free_intervals(0) == [(0.5, 0.5 + 2e-9)]
