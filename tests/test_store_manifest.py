@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import gridsim
@@ -87,6 +88,7 @@ def test_experiments_differ_by_layout_version_seed_or_scenario():
         f"gridsim 0.0.1 A, {gridsim.__version__} B"
     )  # fmt: skip
     assert experiment_difference(manifest(seed=4), manifest(), "A", "B") == "seed 4 A, 3 B"
+    assert experiment_difference(manifest(seed=4), manifest()) == "seed 4 there, 3 here"
     changed = manifest(scenario_hash="g", identity={"n": 3})
     assert experiment_difference(changed, manifest(), "A", "B") == "scenario 's', n: 3 A, 2 B"
     assert experiment_difference(manifest(scenario_hash="g"), manifest()) == "scenario 's'"
@@ -96,7 +98,8 @@ def test_a_resumed_run_keeps_the_folder_s_history_and_cells_and_refreshes_the_re
     stored = manifest(command="gridsim run old", history=[{"command": "gridsim run old"}],
                       done={"0": "0:2"}, planned={"0": "0:4"})  # fmt: skip
     write_json(tmp_path / MANIFEST, stored)
-    store = FolderStore.open(tmp_path, manifest(command="gridsim run new", history=[]))
+    fresh = manifest(command="gridsim run new", history=[], done={}, planned={})
+    store = FolderStore.open(tmp_path, fresh)
     store.close()
     assert store.manifest["history"] == [{"command": "gridsim run old"}]
     assert (store.manifest["done"], store.manifest["planned"]) == ({"0": "0:2"}, {"0": "0:4"})
@@ -265,3 +268,60 @@ def test_a_folder_is_made_with_its_parents_and_a_file_in_its_place_is_refused(tm
     (tmp_path / "file").write_text("x")
     with pytest.raises(StoreError, match=rf"^{tmp_path / 'file'}: exists and is not a folder$"):
         FolderStore.open(tmp_path / "file", manifest())
+
+
+def test_leftovers_of_killed_runs_are_removed_and_nothing_else(tmp_path):
+    row = pd.DataFrame({"x": [1]})
+    write_chunks(tmp_path, {Chunk(0, 0, 1): {"runs": row, "jobs": row}})
+    point = tmp_path / "jobs" / "point=0"
+    (point / "rep-000002-000003.parquet").write_text("x")  # a chunk killed before its runs
+    (point / ".rep-000004-000004.parquet.tmp-7").write_text("x")  # half written
+    (point / ".keep").write_text("x")  # not gridsim's
+    (tmp_path / f".{MANIFEST}.tmp-7").write_text("x")
+    store_module.remove_leftovers(tmp_path)
+    assert sorted(p.name for p in point.iterdir()) == [".keep", "rep-000000-000001.parquet"]
+    assert [p.name for p in (tmp_path / "runs" / "point=0").iterdir()] == [
+        "rep-000000-000001.parquet"
+    ]  # fmt: skip
+    assert not (tmp_path / f".{MANIFEST}.tmp-7").exists()
+
+
+def test_conforming_a_chunk_accepts_only_what_concatenation_would_not_change():
+    stored = pa.schema([("n", pa.int64()), ("x", pa.float64()), ("s", pa.string())])
+
+    def conform(**columns):
+        return store_module._conform(pa.table(columns), stored)
+
+    table = conform(n=pa.array([1, None], pa.float64()), x=pa.array([1, 2], pa.int64()),
+                    s=pa.array(["a", "b"], pa.large_string()))  # fmt: skip
+    assert table.schema == stored and table["n"].to_pylist() == [1, None]
+    assert conform(n=pa.array([1], pa.int64())).column("s").to_pylist() == [None]
+    for columns, message in [
+        ({"n": pa.array([2.0], pa.float64())}, "column 'n' is int64 in the store, double here"),
+        ({"s": pa.array([1], pa.int64())}, "column 's' is string in the store, int64 here"),
+        ({"x": pa.array(["1"], pa.string())}, "column 'x' is double in the store, string here"),
+        ({"y": pa.array([1])}, "new columns ['y']"),
+    ]:
+        with pytest.raises(SchemaDriftError) as error:
+            conform(**columns)
+        assert str(error.value) == message
+
+
+def test_a_closed_store_leaves_its_lock_file_empty_for_the_next_run(tmp_path):
+    store = FolderStore.open(tmp_path, manifest())
+    assert re.fullmatch(r"pid \d+", (tmp_path / ".lock").read_text())
+    store.close()
+    assert (tmp_path / ".lock").read_text() == ""
+    FolderStore.open(tmp_path, manifest()).close()
+
+
+def test_a_lock_held_before_its_holder_wrote_its_pid_is_named_another_process(tmp_path):
+    fcntl = pytest.importorskip("fcntl")
+    with open(tmp_path / ".lock", "a+") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with pytest.raises(StoreError) as error:
+            FolderStore.open(tmp_path, manifest())
+    assert str(error.value) == (
+        f"{tmp_path}: another gridsim run is writing here (another process); "
+        "wait for it or choose another folder"
+    )  # fmt: skip
