@@ -8,7 +8,8 @@ Run on demand (not in the tests):
 Replays the first ``--jobs`` jobs of a log (default: the bundled KTH-SP2 excerpt) on 60
 reference nodes and 40 nodes 1.5x faster at twice the price, under conservative backfilling
 with ``--policy``, with the reference planner (``tests/reference_node_planners.py``) or
-gridsim's, and prints: the time in window searches and elsewhere, searches per submission and
+gridsim's, and prints: the processor time in window searches and elsewhere (the machine may
+be shared: processor time depends less on the load than wall time), searches per submission and
 per early finish, queue length and profile slots at compressions, the compression searches
 that moved nothing, and the profile operations (releases and reservations of windows).
 """
@@ -16,6 +17,7 @@ that moved nothing, and the profile operations (releases and reservations of win
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -46,9 +48,9 @@ class CountingCriterion:
 
     def search(self, profile, request):
         self.searches[self.phase] += 1
-        began = time.perf_counter()
+        began = time.process_time()
         window = self.criterion.search(profile, request)
-        self.seconds += time.perf_counter() - began
+        self.seconds += time.process_time() - began
         return window
 
 
@@ -84,6 +86,10 @@ def instrument(planner, criterion: CountingCriterion) -> dict:
     return stats
 
 
+def load() -> str:
+    return "load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--log", type=Path, default=None, help="default: the bundled excerpt")
@@ -99,14 +105,16 @@ def main() -> None:
     planner = build("conservative", instance.nodes, instance.busy, criterion)
     planner.skip_tests = True  # the counting wrapper searches with a built-in criterion
     stats = instrument(planner, criterion)
-    began = time.perf_counter()
+    print(load(), flush=True)
+    began, cpu = time.perf_counter(), time.process_time()
     trace = Engine(instance, planner).run()
-    elapsed = time.perf_counter() - began
+    elapsed, cpu = time.perf_counter() - began, time.process_time() - cpu
     jobs = len(instance.jobs)
     early = sum(1 for r in trace.job_records() if r["runtime"] < r["planned_runtime"] - 1e-9)
     searches = criterion.searches
     print(f"{options.plan} planner, {options.policy}, {jobs} jobs of {options.log or 'KTH-SP2'}")
-    print(f"  replay {elapsed:.1f} s, of which window searches {criterion.seconds:.1f} s")
+    print(f"  replay {cpu:.1f} s processor time ({elapsed:.1f} s wall), of which window searches"
+          f" {criterion.seconds:.1f} s; {load()}")  # fmt: skip
     passes = stats["compressions"]
     print(f"  searches: {searches['submission']} at submissions, {searches['compression']} in"
           f" compressions ({early} early finishes, {passes} with a search)")  # fmt: skip

@@ -108,7 +108,7 @@ def end_with(error: BaseException, debug: bool = False) -> int:
         click.echo(line, err=True)
 
     if isinstance(error, click.exceptions.Abort | KeyboardInterrupt):
-        say(f"gridsim: interrupted: {error}" if str(error) else "gridsim: interrupted")
+        say("gridsim: interrupted")
         return INTERRUPTED
     if isinstance(error, click.exceptions.NoArgsIsHelpError):
         error.show()  # the command's help, as for --help

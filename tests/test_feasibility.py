@@ -131,6 +131,18 @@ def test_a_machine_larger_than_memory_is_refused_with_the_estimate():
         load_experiment(text)
 
 
+def test_a_log_whose_machine_is_larger_than_memory_is_refused_before_running(tmp_path):
+    log = tmp_path / "huge.swf"
+    log.write_text("; MaxProcs: 1000000000\n1 0 -1 100 2 -1 -1 2 200 -1 1 1 1 -1 -1 -1 -1 -1\n")
+    result = invoke("run", REPOSITORY / "scenarios" / "swf-replay.yaml", "--log", log, "-q",
+                    "-o", tmp_path / "out")  # fmt: skip
+    assert result.exit_code == 2
+    assert re.search(r": workload\.path: MaxProcs of huge\.swf: 1000000000 nodes would need "
+                     r"about 1 TB of memory per replication \(estimated\), more than this "
+                     r"computer's [\d.]+ [kMGT]?B$", result.stderr.strip())  # fmt: skip
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_log_with_no_job_left_is_refused_naming_why(tmp_path):
     log = tmp_path / "wide.swf"
     log.write_text("; MaxProcs: 4\n" + "1 0 -1 100 8 -1 -1 8 200 -1 1 1 1 -1 -1 -1 -1 -1\n")

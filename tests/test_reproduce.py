@@ -97,6 +97,36 @@ def test_out_folder_resumes_reuses_first_replications_and_refuses_another_scenar
     assert replaced.exit_code == 0, replaced.output
 
 
+def test_a_reproduction_never_replaces_other_runs(tmp_path):
+    scenario = find_figure("003-fig1").scenario_path()
+    mine = tmp_path / "out" / "window-search"
+    run = invoke("run", scenario, "-r", 2, "-j", 1, "-q", "-s", 5, "-o", mine)
+    assert run.exit_code == 0, run.output
+    before = {p: p.read_bytes() for p in mine.rglob("*") if p.is_file()}
+    result = invoke("reproduce", "003-fig1", "-r", 2, "-j", 1, "-q", "-o", tmp_path / "out")
+    assert result.exit_code == 2  # another seed: refused, nothing changed
+    assert result.stderr.startswith(f"gridsim: error: {mine}: ")
+    assert "--overwrite" in result.stderr and len(result.stderr.splitlines()) == 1
+    assert {p: p.read_bytes() for p in mine.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize("status, exit_code, line", [
+    ("interrupted", 130, "gridsim: interrupted"),
+    ("failed", 2, "gridsim: error: log.swf, line 3: expected 18 fields, got 6 "
+                  "(reproducing 003-fig1 from window-search.yaml)"),
+])  # fmt: skip
+def test_a_reproduction_stopped_ends_as_its_run_did(status, exit_code, line, monkeypatch):
+    from gridsim.experiments import runner
+    from gridsim.workloads.swf import SwfFormatError
+
+    error = SwfFormatError("log.swf", 3, "expected 18 fields, got 6")
+    stopped = runner.ExperimentResult(tables={}, summary=pd.DataFrame(), status=status,
+                                      exception=error)  # fmt: skip
+    monkeypatch.setattr(runner, "run_experiment", lambda *args, **kwargs: stopped)
+    result = invoke("reproduce", "003-fig1", "-r", 2, "-q")
+    assert (result.exit_code, result.stderr.strip()) == (exit_code, line)  # after ^C's newline
+
+
 def test_reproduce_gives_the_runner_s_numbers_for_the_same_count():
     figure = find_figure("000-table1")
     from gridsim.reproduce import reproduce

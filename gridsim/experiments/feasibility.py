@@ -190,13 +190,19 @@ def check_swf_replay(scenario: Any) -> None:
     from gridsim.workloads.swf import SwfFormatError
 
     try:
-        load_log(scenario)
+        log = load_log(scenario)
     except (ScenarioError, SwfFormatError):
         raise
     except ValueError as error:  # no job left to replay
         raise ScenarioError(str(error)) from None
     nodes = sum(node_class.count for node_class in scenario.platform.node_classes)
-    _check_memory("platform.node_classes", nodes, "nodes", BYTES_PER_NODE * nodes)
+    field = "platform.node_classes"
+    if not nodes:  # one node per processor of the log's machine
+        nodes = log.machine_processors or 0
+        field = ("workload.mapping.machine_processors"
+                 if scenario.workload.mapping.machine_processors
+                 else f"workload.path: MaxProcs of {scenario.workload.source().name}")  # fmt: skip
+    _check_memory(field, nodes, "nodes", BYTES_PER_NODE * nodes)
 
 
 CHECKS: dict[str, Callable[[Any], None]] = {

@@ -23,6 +23,7 @@ import yaml
 
 from gridsim.analysis.stats import mean_interval
 from gridsim.config import ScenarioError, ScenarioLoader, read_yaml
+from gridsim.errors import UserError
 from gridsim.experiments.grid import set_path
 from gridsim.experiments.kinds import load_scenario
 from gridsim.reproduce.catalogue import Figure, Row
@@ -51,22 +52,31 @@ class Tables:
 
 def scenario_with_overrides(path: Path, overrides: Sequence[str]) -> tuple[Any, str]:
     """The scenario at ``path`` with ``KEY.PATH=VALUE`` overrides applied (YAML values;
-    ``providers.*.vm_failure_rate_per_h=0.1`` sets it in every list element)."""
+    ``providers.*.vm_failure_rate_per_h=0.1`` sets it in every list element). A UserError
+    names the ``--set`` at fault."""
     document, text = read_yaml(path)
     for item in overrides:
         key, separator, value = item.partition("=")
         if not separator or not key:
-            raise ScenarioError(f"--set {item!r}: expected KEY=VALUE, e.g. environment.nodes=32")
+            raise UserError(f"--set {item}", "expected KEY=VALUE, e.g. environment.nodes=32")
         try:
             parsed = yaml.load(value, Loader=ScenarioLoader)  # a SafeLoader
         except yaml.YAMLError:
-            raise ScenarioError(f"--set {item!r}: the value is not valid YAML") from None
-        set_path(document, key.split("."), parsed, where=f"--set {item!r}")
-    if overrides:
-        text = f"# {path.name} with --set {' '.join(overrides)}\n" + yaml.safe_dump(
-            document, sort_keys=False
-        )
-    return load_scenario(text)
+            raise UserError(f"--set {item}", "the value is not valid YAML") from None
+        try:
+            set_path(document, key.split("."), parsed, where=key)
+        except ScenarioError as error:
+            raise UserError(f"--set {item}", f"{error} (in {path.name})") from None
+    if not overrides:
+        return load_scenario(text)
+    text = f"# {path.name} with --set {' '.join(overrides)}\n" + yaml.safe_dump(
+        document, sort_keys=False
+    )
+    try:
+        return load_scenario(text)
+    except ScenarioError as error:
+        shown = " ".join(f"--set {item}" for item in overrides)
+        raise UserError(shown, f"{error} (in {path.name})") from None
 
 
 def run_figure_scenario(
@@ -104,8 +114,7 @@ def run_figure_scenario(
             progress=progress,
         )
         if result.status == "interrupted":
-            kept = f"finished chunks are kept in {where}" if out_dir else "nothing was kept"
-            raise KeyboardInterrupt(f"{figure.scenario}: interrupted; {kept}")
+            raise KeyboardInterrupt  # Ctrl-C: the command ends as interrupted; rerun resumes
         if result.status != "complete":
             failure = result.exception or RuntimeError(f"run {result.status}: {result.error}")
             failure.add_note(f"reproducing {figure.id} from {figure.scenario}")

@@ -82,21 +82,6 @@ class CountingProfile:
         if self._times[0] < now:
             self._times[0] = now
 
-    def _breakpoint(self, time: float) -> int:
-        """Index of the step starting at ``time``, splitting a step if needed."""
-        i = self._step_at(time)
-        if self._times[i] == time:
-            return i
-        self._times.insert(i + 1, time)
-        self._free.insert(i + 1, self._free[i])
-        return i + 1
-
-    def _merge(self, i: int) -> None:
-        """Remove the breakpoint ``i`` if its step holds the count of the step before."""
-        free = self._free
-        if 0 < i < len(free) and free[i] == free[i - 1]:
-            del self._times[i], free[i]
-
     def add(self, start: float, end: float, processors: int) -> None:
         """Occupy ``processors`` (release if negative) over ``[start, end)``.
 
@@ -126,17 +111,31 @@ class CountingProfile:
             if times[i] == start and not ends_step and joins_previous:
                 times[i] = end
                 return
-        first = self._breakpoint(start)
-        last = self._breakpoint(end) if end != math.inf else len(self._times)
-        covered = [count - processors for count in self._free[first:last]]
+        # the general case, written out (this is the inner loop of compression): split the
+        # steps at start and end, change the counts between, merge equal neighbours
+        if times[i] != start:
+            i += 1
+            times.insert(i, start)
+            free.insert(i, free[i - 1])
+        if end == math.inf:
+            j = len(times)
+        else:
+            j = bisect_left(times, end, i)
+            if j == len(times) or times[j] != end:
+                times.insert(j, end)
+                free.insert(j, free[j - 1])
+        covered = [count - processors for count in free[i:j]]
         if min(covered) < 0:
             raise ValueError(f"over-committed: {processors} processors on [{start}, {end})")
         if max(covered) > self.processors:
             raise ValueError(f"released more than was held on [{start}, {end})")
-        self._free[first:last] = covered
-        self._merge(last)  # the later one first: merging it moves no earlier index
-        self._merge(first)
-        self._valid = min(self._valid, first)  # steps before `first` neither changed nor moved
+        free[i:j] = covered
+        if j < len(free) and free[j] == free[j - 1]:  # the later one first: no index moves
+            del times[j], free[j]
+        if i > 0 and free[i] == free[i - 1]:
+            del times[i], free[i]
+        if i < self._valid:  # steps before i neither changed nor moved
+            self._valid = i
 
     def release(self, start: float, end: float, processors: int) -> None:
         """Free ``processors`` over ``[start, end)`` (undo an :meth:`add`)."""
@@ -277,12 +276,20 @@ class CountingProfile:
 
         * the scan for the first step with enough free processors bisects the running
           maximum (non-decreasing) instead of walking the steps before it;
-        * a move whose two ranges each lie inside one step shifts at most two breakpoints
-          (the usual case: a reservation sliding earlier inside a gap) before falling back
-          to :meth:`add` for the general case.
+        * jobs of the same processors and duration (a user's series of identical jobs) do
+          not walk the same runs again: once a scan has found every run of ``p`` free
+          processors ending by a time ``T`` shorter than ``e``, a later job of the same
+          ``(p, e)`` whose reservation is after ``T`` starts its scan at ``T`` (those runs
+          end before its reservation, so they are too short for it too, and its latest
+          start, if earlier, is before the next run anyway). Taking processors never
+          lengthens a run, so only a move that frees processors at or before ``T`` (its
+          old place, from ``max(new end, old start)``) forgets ``T``.
         """
         times, free, most_free = self._times, self._free, self._most_free
         moves: list[tuple[int, float]] = []
+        # (processors, duration) -> a time T: every run of that many free processors ending
+        # by T is shorter than the duration (see the docstring)
+        too_short: dict[tuple[int, float], float] = {}
         for job, reserved in queue.items():
             if reserved <= now:
                 continue
@@ -307,7 +314,16 @@ class CountingProfile:
             self.scans += 1
             e = duration[job]
             i = bisect_left(most_free, p, 0, need)  # the first step with enough free
+            key = (p, e)
+            known = too_short.get(key)
+            if known is not None and known < reserved:
+                i = max(i, bisect_right(times, known) - 1)  # a step with fewer than p free
+            last_end = None
             while True:
+                while i < stop and free[i] < p:
+                    i += 1
+                if i == stop:
+                    break
                 run_start = times[i]
                 if run_start > latest:
                     break
@@ -318,10 +334,12 @@ class CountingProfile:
                 if i == stop or times[i] - start >= e:
                     self.move(reserved, start, e, p)
                     moves.append((job, start))
+                    released = start + e if start + e > reserved else reserved
+                    for other in [k for k, end in too_short.items() if end >= released]:
+                        del too_short[other]
                     break
-                while i < stop and free[i] < p:
-                    i += 1
-                if i == stop:
-                    break
-            # the profile may have changed size: the lists are the same objects
+                last_end = times[i]
+            if last_end is not None and (known is None or last_end > known):
+                too_short[key] = last_end
+        return moves
         return moves

@@ -188,6 +188,12 @@ class Criterion:
         """
         raise NotImplementedError
 
+    def sigma_bound_ceilings(self, slots, sigmas, runtimes, n: int) -> np.ndarray | None:
+        """Cheap upper bounds of :meth:`sigma_bounds` (never below them), or None (the
+        default). With them the search computes the bounds only of the sigmas it may visit
+        (:class:`~gridsim.selection.window_search.VisitingOrder`)."""
+        return None
+
     def choose(self, step, count, incumbent):
         """The best window among the steps of a batch of sigmas (that may beat ``incumbent``)."""
         return choose_cheapest(step, count, self.row_values)
@@ -306,6 +312,10 @@ class SlotCriterion(Criterion):
     """
 
     lite: ClassVar[bool] = False
+    #: Whether ``slot_values`` and ``slot_value_bound`` read ``q`` and ``cost``; a criterion
+    #: that reads neither (the placement rules) sets it False and gets ``None`` for both, so
+    #: the search does not gather them over its (steps x slots) matrices.
+    reads_q_and_cost: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -347,11 +357,12 @@ class SlotCriterion(Criterion):
         latest = slots.end[sigmas] - runtimes
         lo = np.maximum(slots.start[sigmas][row], slots.start[col])
         hi = np.minimum(latest[row], slots.end[col] - runtime[len(sigmas) :])
+        reads = self.reads_q_and_cost
         z = self.slot_value_bound(
             slots.slot_start[slot],
             slots.end[slot],
-            slots.q[slot],
-            runtime * slots.price[slot],
+            slots.q[slot] if reads else None,
+            runtime * slots.price[slot] if reads else None,
             runtime,
             np.concatenate((slots.start[sigmas], lo)),
             np.concatenate((latest, np.maximum(lo, hi))),
@@ -378,11 +389,12 @@ class SlotCriterion(Criterion):
     def _values_at(self, step, slot, start, runtime):
         """``z`` of candidate slots (indices, broadcast against ``start`` and ``runtime``)."""
         s = step.slots
+        reads = self.reads_q_and_cost
         return self.slot_values(
             s.slot_start[slot],
             s.end[slot],
-            s.q[slot],
-            runtime * s.price[slot],
+            s.q[slot] if reads else None,
+            runtime * s.price[slot] if reads else None,
             start,
             runtime,
             performance=s.performance[slot],
@@ -407,6 +419,17 @@ class SlotCriterion(Criterion):
         values = np.broadcast_to(values, slot.shape)
         return choose_optimal(step, count, values[:, :-1], values[:, -1], incumbent)
 
+    def sigma_bound_ceilings(self, slots, sigmas, runtimes, n: int) -> np.ndarray | None:
+        # A sigma's bound sums n slot bounds (its own and its n - 1 best joiners'), each over
+        # starts no earlier than sigma's on nodes no slower, so the window-value bound at
+        # sigma's own start and performance is above it; the margin covers the sums' rounding.
+        ceiling = self.window_value_bound(
+            slots.start[sigmas], runtimes, slots.performance[sigmas], n
+        )
+        if ceiling is None:
+            return None
+        return ceiling + 1e-9 * (np.abs(ceiling) + 1.0)
+
     def window_value_bound(self, start, runtime, slowest, n) -> np.ndarray | None:
         """An upper bound of the value of any window of ``n`` slots starting at ``start``
         (array) lasting ``runtime`` whose slowest node has performance ``slowest``; None if
@@ -428,7 +451,7 @@ class SlotCriterion(Criterion):
         bound = self.window_value_bound(step.start, step.runtime, performance, count + 1)
         if bound is None:
             return step
-        first = np.flatnonzero(np.r_[True, step.sigma[1:] != step.sigma[:-1]])
+        first = np.flatnonzero(np.concatenate(([True], step.sigma[1:] != step.sigma[:-1])))
         known = -np.inf if incumbent is None else incumbent.key[0]
         unlimited = first[np.isinf(step.budget_left[first])]
         if len(unlimited):

@@ -51,6 +51,8 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> 
         bound = sigma_values.copy()
         top_cost = np.zeros(rows)
     bound = np.where(step.budget_left >= 0, bound, _NEG)
+    if rows and count and not np.isfinite(step.budget_left).any() and np.isfinite(bound).all():
+        return _best_unlimited(step, top, bound, incumbent)
     best = incumbent
     margin = 0.0 if best is None else _margin(best.key[0])
     order = np.lexsort((np.arange(rows), -bound))
@@ -95,6 +97,26 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> 
             best = step.choice(row, value, 0.0, step.columns[picks])  # ties keep the first
             margin = _margin(value)
     return best if best is not incumbent else None
+
+
+def _best_unlimited(step: _Step, top, value, incumbent) -> _Choice | None:
+    """The loop of :func:`choose_optimal` when no row has a budget: every row is solved by
+    its best columns ``top``, so its value is its bound (``value``, all finite), and the loop
+    keeps the row with the largest key (value, performance, earlier start), the first in
+    row order among equal keys (rows of equal value are visited in row order), if it beats
+    ``incumbent``. Taken here in a few NumPy calls instead of one Python step per row."""
+    tied = np.flatnonzero(value == value.max())
+    if len(tied) > 1:
+        performance = step.slots.performance[step.sigma[tied]]
+        tied = tied[performance == performance.max()]
+    if len(tied) > 1:
+        start = step.start[tied]
+        tied = tied[start == start.min()]
+    row = int(tied[0])
+    key = step.key(row, float(value[row]), 0.0)
+    if incumbent is not None and not key > incumbent.key:
+        return None
+    return step.choice(row, float(value[row]), 0.0, step.columns[top[row]])
 
 
 def lagrangian_bounds(

@@ -189,6 +189,8 @@ def _check_choice(field_name: str, value: str, allowed: tuple[str, ...]) -> None
 class _OwnSlotStart(SlotCriterion):
     """``z_i = -(start of the free slot)``: BFstart with ``start_of=slot``."""
 
+    reads_q_and_cost: ClassVar[bool] = False
+
     def slot_values(self, slot_start, slot_end, q, cost, start, runtime, performance=None):
         shape = np.broadcast_shapes(np.shape(slot_start), np.shape(start))
         return -np.broadcast_to(slot_start, shape)
@@ -235,6 +237,8 @@ class BFshort(BFfinish):
 class _Placement(SlotCriterion):
     """Finish time plus node-performance and neighbour-distance amendments (items 2-3)."""
 
+    reads_q_and_cost: ClassVar[bool] = False  # slot ends, start, runtime and performance
+
     alpha1: float = 0.1
     alpha2: float = 0.0001
     delta1: float = 1.0
@@ -270,7 +274,7 @@ class _Placement(SlotCriterion):
     @staticmethod
     def _distances(slot_start, slot_end, start, runtime):
         left = start - slot_start
-        right = np.where(np.isinf(slot_end), np.inf, slot_end - (start + runtime))
+        right = slot_end - (start + runtime)  # +inf where the slot is open to the right
         return left, right
 
     @staticmethod

@@ -106,18 +106,15 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
     sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
     if len(sigmas) == 0:
         return None
-    joinable = Joinable.of(slots, sigmas, runtime[sigmas], request)
-    bounds = criterion.sigma_bounds(slots, sigmas, runtime[sigmas], request, joinable)
-    # Visit the most promising sigma first: bound, then faster group, then earlier start;
-    # sigmas that cannot form an affordable window (bound -inf) are dropped; a bound of +inf
-    # (a distance criterion in a slot open to the right) is kept.
-    order = np.lexsort((slots.start[sigmas], -slots.performance[sigmas], -bounds))
-    order = order[bounds[order] > -np.inf]
-    sigmas, bounds = sigmas[order], bounds[order]
+    visits = VisitingOrder(slots, sigmas, runtime, request, criterion)
+    if not visits.lazy:
+        visits.extend(len(sigmas))
 
     def reach(best: _Choice | None, begin: int, end: int) -> int:
         """The first position in ``[begin, end)`` whose sigma cannot beat ``best`` (else
         ``end``): sigmas are sorted by the same key as the bounds, so the search ends there."""
+        visits.settle(end, best)
+        sigmas, bounds = visits.sigmas, visits.bounds
         end = min(end, len(sigmas))
         if best is None:
             return end
@@ -130,9 +127,12 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
         )
         return end if hopeful.all() else begin + int(np.argmin(hopeful))
 
-    first_step = first_steps(slots, sigmas, runtime, request.n)
+    first_step = first_steps(
+        slots, visits.sigmas if not visits.lazy else sigmas, runtime, request.n
+    )
 
     if criterion.takes_cheapest:
+        sigmas = visits.sigmas  # all of them: the criteria that take the cheapest are not lazy
         ahead = CheapestRows(slots, sigmas, runtime, request, criterion.row_values, first_step)
 
         def choose(chunk: slice, best: _Choice | None) -> _Choice | None:
@@ -140,12 +140,12 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
     else:
 
         def choose(chunk: slice, best: _Choice | None) -> _Choice | None:
-            steps = _steps(slots, sigmas[chunk], runtime, request, first_step)
+            steps = _steps(slots, visits.sigmas[chunk], runtime, request, first_step)
             return None if steps is None else criterion.choose(steps, request.n - 1, best)
 
     best: _Choice | None = None
     position, batch = 0, 1
-    while position < len(sigmas):
+    while visits.settle(position + 1, best) > position:
         stop = reach(best, position, position + batch)
         if stop == position:
             break
@@ -157,6 +157,75 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
         # the first one settles the search.
         batch = min(2 * batch, criterion.batch_limit)
     return None if best is None else _build_window(slots, best, request)
+
+
+class VisitingOrder:
+    """The candidate slowest slots in the order the search visits them, with their bounds.
+
+    The order is by bound (then faster group, then earlier start); sigmas whose bound is
+    ``-inf`` (no affordable window) are left out. Computing every sigma's bound is a large
+    part of a search, and a search usually visits a few of a hundred sigmas, so for criteria
+    with cheap ceilings of their bounds (:meth:`SlotCriterion.sigma_bound_ceilings`, never
+    below the bound) bounds are computed in blocks, highest ceiling first, only as far as the
+    search needs: the first ``k`` sigmas of the order are known once the ``k``-th known bound
+    is above every ceiling not yet computed, and the sigmas left are never visited once their
+    ceilings cannot beat the best window found. A sigma's bound does not depend on which
+    other sigmas are computed with it (every quantity is per pair or per row), so the order,
+    the bounds and hence every choice are those of computing all bounds at once.
+    """
+
+    #: Sigmas whose bounds are computed in the first block; each next block is twice as large.
+    FIRST_BLOCK = 24
+
+    def __init__(self, slots: Candidates, sigmas, runtime, request: Request, criterion) -> None:
+        self.slots, self.runtime, self.request, self.criterion = slots, runtime, request, criterion
+        ceilings = None
+        if not criterion.takes_cheapest:
+            ceilings = criterion.sigma_bound_ceilings(slots, sigmas, runtime[sigmas], request.n)
+        self.lazy = ceilings is not None
+        if self.lazy:
+            ceilings = np.where(np.isnan(ceilings), np.inf, ceilings)
+            by_ceiling = np.argsort(-ceilings, kind="stable")
+            by_ceiling = by_ceiling[ceilings[by_ceiling] > -np.inf]
+            sigmas, ceilings = sigmas[by_ceiling], ceilings[by_ceiling]
+        self._pending, self._ceilings = sigmas, ceilings
+        self._known = np.empty(0, dtype=np.int64)
+        self._known_bounds = np.empty(0)
+        self.sigmas, self.bounds = self._known, self._known_bounds
+        self._block = self.FIRST_BLOCK
+
+    def settle(self, end: int, best: _Choice | None) -> int:
+        """Compute bounds until the first ``end`` sigmas of the order are known, or the
+        sigmas not yet computed cannot beat ``best``; the number of sigmas known."""
+        while len(self._pending) and self.lazy:
+            top = self._ceilings[0]
+            if end <= len(self.sigmas) and self.bounds[end - 1] > top:
+                break
+            if best is not None and top < best.key[0]:
+                break  # below the best window's value: not visited, whatever the tie-breaks
+            self.extend(self._block)
+            self._block *= 2
+        return len(self.sigmas)
+
+    def extend(self, count: int) -> None:
+        """Compute the bounds of the next ``count`` sigmas and merge them into the order."""
+        sigmas, self._pending = self._pending[:count], self._pending[count:]
+        if self._ceilings is not None:
+            self._ceilings = self._ceilings[count:]
+        runtimes = self.runtime[sigmas]
+        joinable = Joinable.of(self.slots, sigmas, runtimes, self.request)
+        bounds = self.criterion.sigma_bounds(self.slots, sigmas, runtimes, self.request, joinable)
+        sigmas = np.concatenate((self._known, sigmas))
+        bounds = np.concatenate((self._known_bounds, bounds))
+        # Visit the most promising sigma first: bound, then faster group, then earlier start;
+        # sigmas that cannot form an affordable window (bound -inf) are dropped; a bound of
+        # +inf (a distance criterion in a slot open to the right) is kept.
+        # Equal keys: the lower slot index first, as a stable sort of all sigmas would give.
+        slots = self.slots
+        order = np.lexsort((sigmas, slots.start[sigmas], -slots.performance[sigmas], -bounds))
+        order = order[bounds[order] > -np.inf]
+        self._known, self._known_bounds = sigmas[order], bounds[order]
+        self.sigmas, self.bounds = self._known, self._known_bounds
 
 
 @dataclass(frozen=True)
@@ -182,12 +251,13 @@ class Joinable:
     @property
     def pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """The (sigma position, slot) pairs that can join, in row-major order."""
-        return np.divmod(self._joined[0], len(self.slots))
+        row, col, _ = self._joined
+        return row, col
 
     @property
     def affordable(self) -> np.ndarray:
         """(sigmas,) bool; without a budget to price joiners, no (sigmas x slots) matrix."""
-        return self._joined[1] if self._priced else self._budget_left >= 0
+        return self._joined[2] if self._priced else self._budget_left >= 0
 
     @property
     def _priced(self) -> bool:
@@ -200,8 +270,9 @@ class Joinable:
         return self.request.budget - self.runtimes * self.slots.price[self.sigmas]
 
     @cached_property
-    def _joined(self) -> tuple[np.ndarray, np.ndarray]:
-        """Flat indices of the joinable pairs in the (sigmas, slots) matrix, and affordable."""
+    def _joined(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rows (sigma positions) and columns (slots) of the joinable pairs in the (sigmas,
+        slots) matrix, in row-major order, and which sigmas are affordable."""
         slots, sigmas, runtimes = self.slots, self.sigmas, self.runtimes
         perf = slots.performance
         runtime = runtimes[:, None]
@@ -212,12 +283,11 @@ class Joinable:
             & (slots.end[None, :] - slots.start[None, :] >= runtime * (1 - 1e-12))
         )
         can_join[np.arange(len(sigmas)), sigmas] = False
-        pairs = np.flatnonzero(can_join)
+        row, col = np.nonzero(can_join)  # row-major, as divmod of flatnonzero would give
         budget_left = self._budget_left
         affordable = budget_left >= 0
         if self._priced:
             others = self.request.n - 1
-            row, col = np.divmod(pairs, len(slots))
             pair_cost = runtimes[row] * slots.price[col]
             # Only sigmas with budget left and n - 1 joiners can be affordable: their rows of
             # the cost matrix (inf where a slot cannot join) are partitioned, each on its own.
@@ -235,8 +305,9 @@ class Joinable:
             rest_cost = np.full(len(sigmas), np.inf)
             rest_cost[priced] = total[priced] - cheapest.max(axis=1)
             rest_cost[~affordable] = np.inf
-            pairs = pairs[pair_cost + rest_cost[row] <= budget_left[row]]
-        return pairs, affordable
+            fits = pair_cost + rest_cost[row] <= budget_left[row]
+            row, col = row[fits], col[fits]
+        return row, col, affordable
 
 
 def _beats(key, bounds, secondary_bound, performance, start) -> np.ndarray:

@@ -21,7 +21,7 @@ from gridsim.experiments.runner import run_experiment
 
 REPLICATIONS = range(2, 4)
 #: Columns that hold measured wall-clock time (differ from run to run).
-WALL_CLOCK = ["search_time_s", "sim_time_s", "replay_time_s", "jobs_per_second"]
+WALL_CLOCK = ["search_time_s", "sim_time_s", "replay_time_s", "replay_cpu_s", "jobs_per_second"]
 #: Where each kind lists its policies, and the columns that identify a row of ``runs``.
 POLICY_FIELD = {"swf_replay": "schedulers"}
 ROW_KEYS = {"jobflow": ["replication", "queue_size", "policy"], "batch": ["replication", "policy",

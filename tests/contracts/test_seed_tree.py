@@ -150,4 +150,4 @@ def test_the_runner_hands_replication_r_the_seed_of_key_r(kind):
 
 
 #: Columns that hold measured wall-clock time (differ from run to run).
-WALL_CLOCK = ["search_time_s", "sim_time_s", "replay_time_s", "jobs_per_second"]
+WALL_CLOCK = ["search_time_s", "sim_time_s", "replay_time_s", "replay_cpu_s", "jobs_per_second"]
