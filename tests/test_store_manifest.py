@@ -75,8 +75,9 @@ def test_long_values_are_cut_to_forty_characters():
 
 def manifest(**changes) -> dict:
     """A fresh manifest as the runner writes one (history and cells come later)."""
-    return {"store_format": 1, "scenario": "s", "seed": 3, "scenario_hash": "h",
-            "gridsim_version": gridsim.__version__, "identity": {"n": 2}, **changes}  # fmt: skip
+    return {"kind": "batch", "store_format": 1, "scenario": "s", "seed": 3, "scenario_hash": "h",
+            "gridsim_version": gridsim.__version__, "identity": {"n": 2}, "axes": [],
+            "points": [{"point": 0}], **changes}  # fmt: skip
 
 
 def test_experiments_differ_by_layout_version_seed_or_scenario():
@@ -96,13 +97,15 @@ def test_experiments_differ_by_layout_version_seed_or_scenario():
 
 def test_a_resumed_run_keeps_the_folder_s_history_and_cells_and_refreshes_the_rest(tmp_path):
     stored = manifest(command="gridsim run old", history=[{"command": "gridsim run old"}],
-                      done={"0": "0:2"}, planned={"0": "0:4"})  # fmt: skip
+                      done={"0": [[0, 1]]}, planned={"0": [[0, 3]]})  # fmt: skip
     write_json(tmp_path / MANIFEST, stored)
     fresh = manifest(command="gridsim run new", history=[], done={}, planned={})
     store = FolderStore.open(tmp_path, fresh)
     store.close()
     assert store.manifest["history"] == [{"command": "gridsim run old"}]
-    assert (store.manifest["done"], store.manifest["planned"]) == ({"0": "0:2"}, {"0": "0:4"})
+    assert (store.manifest["done"], store.manifest["planned"]) == (
+        {"0": [[0, 1]]}, {"0": [[0, 3]]}
+    )  # fmt: skip
     assert store.manifest["command"] == "gridsim run new"
 
 
@@ -236,7 +239,8 @@ def test_times_in_the_manifest_are_utc_to_the_second():
 
 def test_an_unreadable_manifest_is_named(tmp_path):
     (tmp_path / MANIFEST).write_text("{not json")
-    with pytest.raises(StoreError, match=rf"^{tmp_path}: unreadable {MANIFEST}: Expecting"):
+    message = rf"^{tmp_path / MANIFEST}: unreadable \(Expecting property name"
+    with pytest.raises(StoreError, match=message):
         read_manifest(tmp_path)
 
 
