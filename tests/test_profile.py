@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from property_budget import examples
 
 from gridsim.model import Node, Slot, Window
-from gridsim.profile import Profile
+from gridsim.profile import FORGET_MARGIN, Profile
 
 NODES = (
     Node(0, performance=2.0, price=0.2, q=1.0),
@@ -40,7 +40,7 @@ def test_a_node_may_be_free_to_an_infinite_horizon():
 
 
 def test_node_ids_out_of_order_are_rejected():
-    with pytest.raises(ValueError, match="node ids"):
+    with pytest.raises(ValueError, match=r"^node ids must be 0\.\.N-1 in order$"):
         Profile([NODES[1], NODES[0]])
 
 
@@ -192,6 +192,7 @@ def test_a_copy_changes_independently_of_its_original():
     assert clone.slot_table().start.tolist() != original.slot_table().start.tolist()
     original.reserve(window(70.0, 10.0, [2]))
     assert clone.free_intervals(2) == [(0.0, 100.0)]
+    assert (clone.horizon_start, clone.horizon_end) == (0.0, 100.0)
 
 
 def assert_table_equals_rebuilt(profile):
@@ -202,6 +203,7 @@ def assert_table_equals_rebuilt(profile):
     expected = rebuilt.slot_table()
     for column in ("node", "start", "end", "performance", "price", "q"):
         assert np.array_equal(getattr(got, column), getattr(expected, column))
+        assert getattr(got, column).dtype == getattr(expected, column).dtype, column
 
 
 @settings(max_examples=examples(40), deadline=None)
@@ -238,3 +240,83 @@ def test_forget_before_keeps_intervals_that_end_at_the_present():
     assert profile.free_intervals(0) == [(20, 30), (40, 100.0)]  # (20, 30) ends at the present
     profile.forget_before(31.0)
     assert profile.free_intervals(0) == [(40, 100.0)]
+
+
+def test_a_node_whose_last_free_slot_is_taken_leaves_the_patched_table_as_rebuilt():
+    profile = Profile(NODES, [[(10, 100)], [], [(0, 100)]], 0.0, 100.0)
+    profile.slot_table()
+    profile.reserve(window(0.0, 10.0, [0]))  # node 0's only slot: nothing left of it
+    assert profile.free_intervals(0) == []
+    assert_table_equals_rebuilt(profile)
+    assert profile.slot_table().node.tolist() == [1]
+    profile.release_updating_table([(0, 0.0, 10.0)])
+    assert_table_equals_rebuilt(profile)
+
+
+def test_forgetting_every_slot_of_a_node_and_forgetting_again():
+    profile = Profile(NODES[:2], [[(10, 100)], []], 0.0, 100.0)
+    profile.slot_table()
+    profile.forget_before(50.0)
+    assert profile.free_intervals(0) == [] and profile.free_intervals(1) == [(0.0, 100.0)]
+    profile.forget_before(60.0)
+    assert profile.free_intervals(0) == []
+    assert_table_equals_rebuilt(profile)
+
+
+def test_occupying_or_releasing_an_empty_interval_changes_nothing():
+    profile = Profile(NODES[:1], [[(40, 60)]], 0.0, 100.0)
+    profile.occupy(0, 20.0, 20.0)
+    profile.release(0, 50.0, 50.0)
+    assert profile.free_intervals(0) == [(0.0, 40), (60, 100.0)]
+
+
+def test_a_piece_no_longer_than_the_minimum_slot_is_not_left_free():
+    profile = Profile(NODES[:1], [[]], 0.0, 1.0)
+    profile.occupy(0, 1e-9, 0.5)  # [0, 1e-9): exactly MIN_SLOT_LENGTH
+    assert profile.free_intervals(0) == [(0.5, 1.0)]
+    profile.occupy(0, 0.5 + 2e-9, 1.0)
+    assert profile.free_intervals(0) == [(0.5, 0.5 + 2e-9)]
+
+
+def test_a_slot_table_is_floats_and_node_ids_whatever_numbers_it_was_given():
+    """Whole numbers in the nodes and the busy intervals still give float columns."""
+    profile = Profile([Node(0, 2, 1, 3)], [[(10, 20)]], 0, 100)
+    assert (profile.horizon_start, profile.horizon_end) == (0, 100)
+    table = profile.slot_table()
+    assert table.node.dtype == np.int64
+    for column in ("start", "end", "performance", "price", "q"):
+        assert getattr(table, column).dtype == np.float64, column
+    assert table.start.tolist() == [0.0, 20.0] and table.performance.tolist() == [2.0, 2.0]
+
+
+def test_a_profile_without_free_slots_has_an_empty_table_of_the_same_types():
+    table = Profile(NODES[:2], [[(0, 100)], [(0, 100)]], 0.0, 100.0).slot_table()
+    assert len(table) == 0
+    assert table.node.dtype == np.int64
+    for column in ("node", "start", "end", "performance", "price", "q"):
+        assert len(getattr(table, column)) == 0, column
+
+
+def test_an_interval_ending_exactly_the_margin_before_the_present_is_kept():
+    """``forget_before(t)`` keeps what ends within FORGET_MARGIN of t, the edge included."""
+    edge = 20.0 - FORGET_MARGIN
+    profile = Profile(NODES[:1], [[(5, 10), (edge, 50)]], 0.0, 100.0)
+    profile.slot_table()
+    profile.forget_before(20.0)
+    assert profile.free_intervals(0) == [(10, edge), (50, 100.0)]
+    assert_table_equals_rebuilt(profile)
+
+
+def test_a_piece_of_the_minimum_slot_after_a_task_is_not_left_free():
+    profile = Profile(NODES[:1], [[]], 0.0, 2e-9)
+    profile.occupy(0, 0.0, 1e-9)  # [1e-9, 2e-9): exactly MIN_SLOT_LENGTH
+    assert profile.free_intervals(0) == []
+
+
+def test_a_release_merges_across_a_gap_of_the_minimum_slot():
+    before = Profile(NODES[:1], [[(1e-9, 100)]], -1.0, 100.0)  # free [-1, 1e-9)
+    before.release(0, 2e-9, 5.0)
+    assert before.free_intervals(0) == [(-1.0, 5.0)]
+    after = Profile(NODES[:1], [[(-1.0, 2e-9)]], -1.0, 100.0)  # free [2e-9, 100)
+    after.release(0, -0.5, 1e-9)
+    assert after.free_intervals(0) == [(-0.5, 100.0)]

@@ -10,6 +10,9 @@ git), configures mutmut there to mutate only that module and to run only the giv
 runs those tests once to learn which test reaches which function, then runs, per mutant, only
 the tests that reach its function. Prints the score (killed / (killed + survived + untested),
 timeouts counted as killed) and writes the survivors' diffs to ``survivors.txt`` there.
+``--sample K`` runs only the mutants whose number ends in 0 to K-1, a systematic sample of K
+tenths of each function's mutants, for modules whose tests are long; the score is then the
+sample's (the mutants not run count in ``total`` only).
 ``--survivors`` re-runs only the survivors (and untested mutants) of the last run of that
 module, in the same folder with the working tree's files copied over it (new tests are timed
 first): minutes instead of a whole run, and the counts and score printed are the whole
@@ -50,6 +53,7 @@ TESTS = {
     "gridsim/scheduling/batch/cycle.py": ["tests/batch"],
     "gridsim/scheduling/batch/slots.py": ["tests/batch"],
     "gridsim/scheduling/batch/search.py": ["tests/batch"],
+    "gridsim/scheduling/batch/window.py": ["tests/batch"],
     "gridsim/sim/engine.py": ["tests/jobflow/test_engine.py",
                               "tests/jobflow/test_backfilling_by_hand.py",
                               "tests/jobflow/test_invariants.py",
@@ -61,8 +65,10 @@ TESTS = {
                                   "tests/swfreplay/test_easy_spare_processors.py"],
     "gridsim/experiments/cells.py": ["tests/test_cells.py", "tests/test_runner.py",
                                      "tests/test_store.py"],
-    "gridsim/experiments/runner.py": ["tests/test_runner.py", "tests/contracts"],
-    "gridsim/experiments/store.py": ["tests/test_store.py", "tests/test_runner.py"],
+    "gridsim/experiments/runner.py": ["tests/test_runner.py", "tests/test_runner_history.py",
+                                      "tests/contracts/test_seed_tree.py", "tests/test_store.py"],
+    "gridsim/experiments/store.py": ["tests/test_store.py", "tests/test_store_manifest.py",
+                                     "tests/test_runner.py"],
     "gridsim/analysis/stats.py": ["tests/analysis/test_t_quantiles.py",
                                   "tests/analysis/test_stats_tables.py",
                                   "tests/analysis/test_paired_comparison.py",
@@ -159,6 +165,9 @@ def main() -> int:
     parser.add_argument("--children", type=int, default=2, help="parallel mutants (2)")
     parser.add_argument("--survivors", action="store_true",
                         help="re-run only the last run's survivors of this module")  # fmt: skip
+    parser.add_argument("--sample", type=int, metavar="TENTHS", choices=range(1, 10),
+                        help="run only the mutants numbered ...0 to ...TENTHS-1 (a systematic "
+                        "sample of TENTHS tenths of every function's mutants)")  # fmt: skip
     args = parser.parse_args()
     tests = args.tests or TESTS.get(args.module)
     if not tests:
@@ -182,6 +191,11 @@ def main() -> int:
                 before = {key: found.get(key, 0) for key in ("killed", "timeout", "survived",
                                                              "no_tests", "total")}  # fmt: skip
                 break
+    if args.sample and args.survivors:
+        parser.error("--sample: not with --survivors (which re-runs the sample's survivors)")
+    if args.sample:
+        prefix = module_folder(args.module)
+        names = [f"{prefix}.*__mutmut_*[0-{args.sample - 1}]"]
     folder = scratch_copy(args.module, keep=args.survivors)
     configure(folder, args.module, tests)
     began = time.monotonic()
@@ -195,7 +209,7 @@ def main() -> int:
             shown = subprocess.run(["mutmut", "show", name], cwd=folder, capture_output=True,
                                    text=True)  # fmt: skip
             out.write(f"== {name}\n{shown.stdout}\n")
-    found = counts(folder, names, before)
+    found = counts(folder, names if args.survivors else [], before)
     (folder / COUNTS).write_text(json.dumps(found) + "\n")
     print(json.dumps({"module": args.module, "tests": tests, "minutes": round(minutes, 1),
                       **found, "score": round(score(found), 4)}))  # fmt: skip

@@ -392,7 +392,8 @@ def remove_leftovers(folder: Path) -> None:
         for point_dir in table_dir.iterdir():
             for file in point_dir.iterdir():
                 temporary = _temporary(file)
-                orphan = table_dir.name != "runs" and _parse_chunk(point_dir, file) not in done
+                chunk = _parse_chunk(point_dir, file)  # None: not a chunk file, not ours
+                orphan = table_dir.name != "runs" and chunk is not None and chunk not in done
                 if temporary or orphan:
                     file.unlink()
     for file in folder.glob(".*.tmp-*"):

@@ -64,3 +64,10 @@ def test_running_out_of_slots_finds_nothing():
     assert alp(slots, job) is None
     assert amp(slots, job) is None  # 10 + 90 > budget 40
     assert math.isclose(job.budget, 40.0)
+
+
+def test_alp_takes_a_slot_priced_exactly_at_the_cap_and_amp_a_window_exactly_at_its_budget():
+    slots = table((0, 100, 1.0, 3.0), (0, 100, 1.0, 3.0), (40, 100, 1.0, 1.0))
+    job = BatchJob(n=2, runtime=10, min_performance=1.0, price_cap=3.0)
+    assert (alp(slots, job).start, alp(slots, job).nodes) == (0, (0, 1))
+    assert (amp(slots, job).start, amp(slots, job).cost) == (0, job.budget)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gridsim.profile import SlotTable
+from gridsim.model import Node
+from gridsim.profile import Profile, SlotTable
 from gridsim.scheduling.batch import BatchJob, RoughWindow, alp, amp, find_alternatives, subtract
 from gridsim.scheduling.batch.slots import SlotList
 from gridsim.workloads.batch_generators import (
@@ -94,3 +95,29 @@ def test_subtracting_from_the_slot_list_equals_occupying_the_profile():
         for node, runtime in zip(window.nodes, window.runtimes, strict=True):
             occupied.occupy(node, window.start, window.start + runtime)
         assert slot_list.rows == SlotList.of(occupied).rows
+
+
+#: After the task, the rest of a slot [0, 1) ending at 1.
+REST = [(1e-9 + 0.5, 0, 1.0, 1.0, 1.0)]
+
+
+@pytest.mark.parametrize(
+    ("slot_end", "start", "runtime", "left"),
+    [
+        (1.0, 1e-9, 0.5, REST),  # a piece of exactly MIN_SLOT_LENGTH before the task: dropped
+        (1.0, 2e-9, 0.5, [(0.0, 0, 2e-9, 1.0, 1.0), (2e-9 + 0.5, 0, 1.0, 1.0, 1.0)]),  # kept
+        (2e-9, 0.0, 1e-9, []),  # exactly MIN_SLOT_LENGTH after it: dropped
+        (3e-9, 0.0, 1e-9, [(1e-9, 0, 3e-9, 1.0, 1.0)]),  # longer: kept
+        (5.0, 0.0, 5.0, []),  # the task fills the slot: nothing left
+    ],
+)
+def test_pieces_no_longer_than_the_minimum_slot_are_dropped_as_the_profile_drops_them(
+    slot_end, start, runtime, left
+):
+    profile = Profile([Node(0, 1.0, 1.0)], [[]], 0.0, slot_end)
+    slot_list, occupied = SlotList.of(profile), profile.copy()
+    (row,) = slot_list.rows
+    slot_list.subtract(RoughWindow(start, (0,), (runtime,), runtime, (SlotList.slot(row),)))
+    occupied.occupy(0, start, start + runtime)
+    assert slot_list.rows == left
+    assert slot_list.rows == SlotList.of(occupied).rows
