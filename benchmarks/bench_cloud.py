@@ -18,8 +18,8 @@ import numpy as np
 
 from gridsim.cloud import dytss as dytss_module
 from gridsim.cloud.config import policy_label
-from gridsim.cloud.experiment import replication_seeds
 from gridsim.cloud.simulation import simulate
+from gridsim.experiments.cloud import replication_seeds
 from gridsim.experiments.kinds import load_scenario
 
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "cloud-federation-dytss.yaml"

@@ -46,6 +46,19 @@ def counting(planner: type, profile_class: type):
             tally["search_steps"].append(steps_before(self, reserved))
             return super().earliest_move(now, processors, duration, reserved)
 
+        def compress(self, now, queue, processors, duration):
+            """gridsim's pass as its plain loop (the same moves), so searches are counted."""
+            moves = []
+            for job, reserved in queue.items():
+                p, e = processors[job], duration[job]
+                if reserved > now and self.may_move(p, e, reserved):
+                    self.scans += 1
+                    new = self.earliest_move(now, p, e, reserved)
+                    if new is not None:
+                        self.move(reserved, new, e, p)
+                        moves.append((job, new))
+            return moves
+
         def earliest_fit(self, now, processors, duration, before=float("inf")):
             start = super().earliest_fit(now, processors, duration, before)
             tally["fit"].append((now, steps_before(self, start)))

@@ -17,7 +17,7 @@ from typing import ClassVar
 
 import click
 
-from gridsim.config import ScenarioError
+from gridsim.config import MAX_REPLICATIONS, ScenarioError
 from gridsim.errors import UserError, end_with
 from gridsim.experiments.kinds import kind_module
 
@@ -91,6 +91,24 @@ class _PathNamed(click.Path):
         return super().convert(value, param, ctx)
 
 
+class _FiniteFloat(click.types.FloatParamType):
+    """A number that is neither infinite nor NaN (``--from nan`` is not a time); with
+    ``positive``, above 0 as well."""
+
+    def __init__(self, positive: bool = False) -> None:
+        self.positive = positive
+
+    def convert(self, value, param, ctx):
+        import math
+
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        if self.positive and number <= 0:
+            self.fail(f"{value!r} is not above 0", param, ctx)
+        return number
+
+
 class _Replications(click.ParamType):
     """``N`` (replications 0..N-1) or ``A:B`` (A..B-1)."""
 
@@ -128,6 +146,25 @@ class _Command(click.Command):
     def invoke(self, ctx: click.Context):
         _Gridsim.debug = bool(ctx.params.get("debug"))
         return super().invoke(ctx)
+
+
+def _checked_jobs(jobs: int | None) -> int | None:
+    """``--jobs`` checked against the cores before anything starts."""
+    from gridsim.experiments.executors import check_workers
+
+    if jobs is not None:
+        check_workers(jobs, f"--jobs {jobs}")
+    return jobs
+
+
+#: ``--jobs/-j`` of every command that runs replications.
+_jobs_option = click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    help="Worker processes [all cores].",
+    callback=lambda ctx, param, value: _checked_jobs(value),
+)
 
 
 def _checked_cluster(address: str | None) -> str | None:
@@ -184,7 +221,7 @@ def main() -> None:
     help="Run only slice I of K of the replications (split over machines).",
 )
 @click.option("--seed", "-s", type=click.IntRange(min=0), help="Override the scenario seed.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes [all cores].")
+@_jobs_option
 @click.option(
     "--cluster",
     metavar="local:N|tcp://HOST:PORT",
@@ -393,6 +430,21 @@ def _one_run(results, table, policy, replication, queue_size, what, point=None):
         raise UserError(results, str(error)) from None
 
 
+def _check_outside_results(output: Path, option: str, folder: bool = False) -> None:
+    """A UserError if ``output`` (a file, or with ``folder`` a folder written into) lies in a
+    results folder: a file written there could replace one of its tables or its metadata."""
+    import os
+
+    absolute = output.absolute()
+    for place in ([absolute] if folder else []) + list(absolute.parents):
+        if (place / "metadata.json").is_file() and (
+            (place / "runs").is_dir() or (place / "runs.parquet").is_file()
+        ):
+            shown = os.path.relpath(place)
+            raise UserError(f"{option} {output}", f"is inside the results folder {shown}; "
+                                                  "write it elsewhere")  # fmt: skip
+
+
 def _check_image_format(output: Path) -> None:
     """A UserError unless matplotlib can write an image named ``output`` (by its suffix)."""
     from matplotlib.figure import Figure
@@ -411,8 +463,8 @@ def _check_image_format(output: Path) -> None:
 @click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
 @click.option("--point", type=click.IntRange(min=0),
               help="Point of a sweep (gridsim status lists them).")  # fmt: skip
-@click.option("--from", "start", type=float, help="Show from this time (time units).")
-@click.option("--to", "end", type=float, help="Show up to this time (time units).")
+@click.option("--from", "start", type=_FiniteFloat(), help="Show from this time (time units).")
+@click.option("--to", "end", type=_FiniteFloat(), help="Show up to this time (time units).")
 @click.option("--output", "-o", type=_PathNamed(path_type=Path), required=True,
               help="Image file (.png, .svg, .pdf).")  # fmt: skip
 def gantt(results, policy, replication, queue_size, point, start, end, output) -> None:
@@ -420,6 +472,7 @@ def gantt(results, policy, replication, queue_size, point, start, end, output) -
     from gridsim.analysis.plots import plot_gantt
 
     _check_image_format(output)
+    _check_outside_results(output, "--output")
     tasks = _one_run(results, _results_table(results, "tasks", "gantt"), policy, replication,
                      queue_size, "tasks", point)  # fmt: skip
     window = None
@@ -453,6 +506,7 @@ def report(results, out) -> None:
     """
     from gridsim.analysis.report import write_report
 
+    _check_outside_results(out, "--out", folder=True)
     path = write_report(list(results), out)
     click.echo(f"wrote {path} and {path.with_suffix('.html')}")
 
@@ -473,13 +527,14 @@ def report(results, out) -> None:
               help="Point of a sweep (gridsim status lists them).")  # fmt: skip
 @click.option("--output", "-o", type=_PathNamed(path_type=Path), required=True,
               help="Output file (.swf, .swf.gz or .csv).")  # fmt: skip
-@click.option("--time-unit", "time_unit_s", type=click.FloatRange(min=0, min_open=True),
+@click.option("--time-unit", "time_unit_s", type=_FiniteFloat(positive=True),
               default=1.0, show_default=True,
               help="Seconds per simulation time unit (job flows).")  # fmt: skip
 def export(results, fmt, policy, replication, queue_size, point, output, time_unit_s) -> None:
     """Export the job trace of one run of a job-flow or log-replay RESULTS folder."""
     from gridsim.analysis.export import export_run
 
+    _check_outside_results(output, "--output")
     jobs = _one_run(results, _results_table(results, "jobs", "export"), policy, replication,
                     queue_size, "jobs", point)  # fmt: skip
     run = f"{policy} replication {replication}"
@@ -487,7 +542,8 @@ def export(results, fmt, policy, replication, queue_size, point, output, time_un
     try:
         export_run(results, jobs, fmt, output, run=run, time_unit_s=time_unit_s)
     except ValueError as error:
-        raise UserError(results, str(error)) from None
+        scale = f" (times scaled by --time-unit {time_unit_s:g})" if time_unit_s != 1 else ""
+        raise UserError(results, f"{error}{scale}") from None
     click.echo(f"wrote {output} ({len(jobs)} jobs)")
 
 
@@ -496,19 +552,27 @@ def export(results, fmt, policy, replication, queue_size, point, output, time_un
 @click.option("--list", "list_figures", is_flag=True, help="Name every published figure.")
 @click.option("--all", "all_figures", is_flag=True, help="Reproduce every figure.")
 @click.option("--quick", is_flag=True, help="Small replication counts (minutes, not hours).")
-@click.option("--replications", "-r", type=click.IntRange(min=2),
+@click.option("--replications", "-r", type=click.IntRange(min=2, max=MAX_REPLICATIONS),
               help="Override the count [the paper's, or --quick's].")  # fmt: skip
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a scenario field, e.g. environment.performance_step=0.")  # fmt: skip
-@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes [all cores].")
+@_jobs_option
 @click.option("--out", "-o", type=_PathNamed(file_okay=False, path_type=Path),
-              help="Folder for the comparison tables and the runs.")  # fmt: skip
+              help="Folder for the comparison tables and the runs (a stopped "
+                   "reproduction resumes from it).")  # fmt: skip
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace runs in --out of another scenario or seed (e.g. other --set).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 def reproduce(figure, list_figures, all_figures, quick, replications, overrides, jobs, out,
-              quiet) -> None:  # fmt: skip
+              overwrite, quiet) -> None:  # fmt: skip
     """Run published FIGUREs (ids from --list) and print published next to gridsim.
 
-    Figures of one scenario share its runs (003-fig1 003-fig2; the 004 figures).
+    Figures of one scenario share its runs (003-fig1 003-fig2; the 004 figures). With -o, the
+    runs are an ordinary results folder: the same command resumes a stopped reproduction, and
+    a smaller -r reuses the first replications of a larger one.
     """
     from gridsim.reproduce import find_figure, load_catalogue
     from gridsim.reproduce import reproduce as run_figure
@@ -526,7 +590,7 @@ def reproduce(figure, list_figures, all_figures, quick, replications, overrides,
         for entry in figures:
             _, text = run_figure(
                 entry, replications, quick=quick, overrides=overrides, jobs=jobs, out_dir=out,
-                progress=not quiet, cache=cache,
+                progress=not quiet, cache=cache, overwrite=overwrite,
             )  # fmt: skip
             click.echo(text + "\n")
     except ScenarioError as error:

@@ -53,6 +53,11 @@ class Range(Strict):
         return (self.low, self.high)
 
 
+#: Most replications one run plans: each is a cell the runner tracks (a million already take
+#: hours for the fastest kind); more is a typo, refused before memory fills with the plan.
+MAX_REPLICATIONS = 1_000_000
+
+
 class ScenarioBase(Strict):
     """Fields every scenario has, whatever its kind."""
 
@@ -60,7 +65,7 @@ class ScenarioBase(Strict):
     kind: str
     description: str = ""
     seed: int = Field(0, ge=0)
-    replications: int = Field(1, ge=1)
+    replications: int = Field(1, ge=1, le=MAX_REPLICATIONS)
 
 
 #: A number in exponent form, which YAML 1.1 reads as text unless it has a dot and a signed
@@ -102,6 +107,10 @@ def read_yaml(source: str | Path) -> tuple[dict[str, Any], str]:
     text = _read_text(source)
     try:
         document = yaml.load(text, Loader=ScenarioLoader)  # a SafeLoader: no arbitrary objects
+        size = _expanded_size(document, {})
+    except RecursionError:
+        raise ScenarioError("lists or mappings nested too deeply to read (hundreds of levels)"
+                            ) from None  # fmt: skip
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -114,7 +123,27 @@ def read_yaml(source: str | Path) -> tuple[dict[str, Any], str]:
         raise ScenarioError("the file is empty; a scenario is a YAML mapping (key: value lines)")
     if not isinstance(document, dict):
         raise ScenarioError("a scenario must be a YAML mapping (key: value lines)")
+    if size > MAX_VALUES:
+        raise ScenarioError(f"aliases (*name) expand the scenario to {size:,} values; at most "
+                            f"{MAX_VALUES:,} are read")  # fmt: skip
     return document, text
+
+
+#: Most values (scalars, lists, mappings) a scenario may expand to once its aliases are
+#: followed: an alias repeats a whole section, so nine levels of nine repeats are 387 million
+#: values (every check after reading would walk them, for hours).
+MAX_VALUES = 1_000_000
+
+
+def _expanded_size(node: Any, seen: dict[int, int]) -> int:
+    """How many values ``node`` holds with every alias followed (``seen``: sizes of the
+    sections already counted, which aliases share)."""
+    if not isinstance(node, dict | list):
+        return 1
+    if id(node) not in seen:
+        children = node.items() if isinstance(node, dict) else enumerate(node)
+        seen[id(node)] = 1 + sum(_expanded_size(child, seen) for _, child in children)
+    return seen[id(node)]
 
 
 def validate(model: type[BaseModel], document: dict[str, Any]) -> Any:
@@ -254,11 +283,21 @@ def _model_in(annotation: Any, field: str | None) -> Any:
     return None
 
 
+#: Largest scenario file read (bytes): scenarios are a few kB; a larger file is the wrong one
+#: (a log, a device such as /dev/zero that never ends).
+MAX_SCENARIO_BYTES = 10_000_000
+
+
 def _read_text(source: str | Path) -> str:
     if isinstance(source, Path) or "\n" not in str(source):
         path = Path(source)
         try:
-            return path.read_text(encoding="utf-8")
+            with path.open("rb") as handle:
+                data = handle.read(MAX_SCENARIO_BYTES + 1)
+            if len(data) > MAX_SCENARIO_BYTES:
+                raise ScenarioError(f"cannot read {path}: larger than {MAX_SCENARIO_BYTES:,} "
+                                    "bytes; a scenario is a short YAML file")  # fmt: skip
+            return data.decode("utf-8")
         except FileNotFoundError:
             raise ScenarioError(f"scenario file not found: {path}") from None
         except IsADirectoryError:

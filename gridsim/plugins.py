@@ -66,7 +66,7 @@ def find_class(name: str, group: str) -> type | None:
         return None
     try:
         loaded = entry_point.load()
-    except Exception as error:  # whatever the package's import raises
+    except (Exception, SystemExit) as error:  # whatever the package's import raises
         raise PluginLoadError(
             f"entry point {name!r} ({entry_point.value}, group {group}) cannot be loaded: "
             f"{one_line(error)}"
@@ -90,11 +90,11 @@ def load_reference(reference: str) -> Any:
     except ModuleNotFoundError as error:
         if error.name and module_name.startswith(error.name):
             raise PluginLoadError(
-                f"{reference}: no module named {error.name!r} (not installed, and not a file "
-                f"under the working directory {os.getcwd()})"
+                f"{reference}: no module named {error.name!r} (not installed, and no "
+                f"{error.name.replace('.', '/')}.py in the working directory)"
             ) from None
         raise PluginLoadError(f"{reference}: importing it failed: {one_line(error)}") from None
-    except Exception as error:  # a syntax error or a failing import inside the plugin
+    except (Exception, SystemExit) as error:  # a syntax error, a failing import, sys.exit
         raise PluginLoadError(f"{reference}: importing it failed: {one_line(error)}") from None
     found: Any = module
     for part in attribute.split("."):

@@ -12,10 +12,13 @@ from __future__ import annotations
 import contextlib
 import gzip
 import hashlib
+import json
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
@@ -63,6 +66,16 @@ JOB_LINES = [
 GOOD_LOG = LOG_HEADER + "".join(JOB_LINES)
 
 
+def alias_bomb(levels: int = 9) -> str:
+    """A window search whose description holds ``levels`` lists of nine aliases each of the
+    previous one (9**levels values once followed), and whose sweep repeats the last."""
+    lists = ["&l0 [" + ", ".join(["1"] * 9) + "]"]
+    lists += [f"&l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, levels)]
+    described = f"name: tiny\ndescription: [{', '.join(lists)}]\n"
+    return (WINDOW_SEARCH.replace("name: tiny\n", described)
+            + f"sweep: {{request.volume: [*l{levels - 1}]}}\n")  # fmt: skip
+
+
 def edited(text: str, old: str, new: str) -> str:
     """``text`` with ``old`` (which must be there) replaced by ``new``."""
     assert old in text, old
@@ -76,10 +89,15 @@ def log_with(line: str, replace: int = 2) -> str:
     return LOG_HEADER + "".join(lines)
 
 
+#: A change to a file already there (a results folder's): its bytes -> new bytes.
+Change = Callable[[bytes], bytes]
+
+
 @dataclass(frozen=True)
 class Case:
-    """One bad input: the command (after ``gridsim``), the files it needs, and the text its
-    one error line must contain (the field, option, or file and line at fault)."""
+    """One bad input: the command (after ``gridsim``), the files it needs, the changes made
+    to files already there (by glob pattern, the first match), and the text its one error
+    line must contain (the field, option, or file and line at fault)."""
 
     group: str
     what: str
@@ -87,6 +105,7 @@ class Case:
     names: str
     files: dict[str, str | bytes] = field(default_factory=dict)
     exit_code: int = 2
+    changes: tuple[tuple[str, Change], ...] = ()
 
     @property
     def id(self) -> str:
@@ -117,6 +136,56 @@ def option(what: str, names: str, *args: str, files: dict[str, str | bytes] | No
     return Case("command line", what, args, names, files or {})
 
 
+def cut_short(data: bytes) -> bytes:
+    """A file cut off after 100 bytes (a copy interrupted, a full disk)."""
+    return data[:100]
+
+
+def emptied(data: bytes) -> bytes:
+    return b""
+
+
+def json_edit(edit: Callable[[Any], Any]) -> Change:
+    """A change to a JSON file: ``edit`` gets the parsed document and returns the new one."""
+    return lambda data: json.dumps(edit(json.loads(data))).encode()
+
+
+def with_key(key: str, value: Any) -> Callable[[dict], dict]:
+    return lambda document: {**document, key: value}
+
+
+def without_key(key: str) -> Callable[[dict], dict]:
+    return lambda document: {k: v for k, v in document.items() if k != key}
+
+
+def results_folder(what: str, names: str, pattern: str, change: Change, *args: str,
+                   files: dict[str, str | bytes] | None = None) -> Case:  # fmt: skip
+    """A command on a results folder one of whose files was damaged or edited by hand."""
+    return Case("results folder", what, args, names, files or {},
+                changes=((pattern, change),))  # fmt: skip
+
+
+def plugin(what: str, names: str, module: str, source: str | None,
+           reference: str = "") -> Case:  # fmt: skip
+    """A window search naming the plugin criterion ``module:Crit`` (file ``module.py``
+    holding ``source``, none if None)."""
+    reference = reference or f"{module}:Crit"
+    text = edited(WINDOW_SEARCH, "MaxQ]", f"{reference}]")
+    files = {} if source is None else {f"{module}.py": source}
+    return scenario("plugin", what, text, names, files=files)
+
+
+def sweep(what: str, section: str, names: str) -> Case:
+    return scenario("sweep", what, WINDOW_SEARCH + section + "\n", names)
+
+
+FLOW_CHUNK = "results/flow/{table}/point=0/rep-*.parquet"
+FLOW_METADATA = "results/flow/metadata.json"
+TINY_METADATA = "results/tiny/metadata.json"
+GANTT = ("gantt", "results/flow", "--policy", "BFstart", "-o", "chart.png")
+EXPORT = ("export", "results/flow", "--format", "swf", "--policy", "BFstart", "-o", "out.swf")
+
+
 # fmt: off
 CASES: list[Case] = [
     # Any scenario file.
@@ -126,14 +195,22 @@ CASES: list[Case] = [
     scenario("scenario file", "a list, not a mapping", "- a\n- b\n", "s.yaml"),
     scenario("scenario file", "an empty file", "", "s.yaml"),
     scenario("scenario file", "not UTF-8 text", b"\xff\xfe name: x\n", "s.yaml"),
+    scenario("scenario file", "aliases expanding to 926 million values", alias_bomb(),
+             "aliases"),
+    scenario("scenario file", "lists nested 100,000 deep",
+             "name: x\nkind: jobflow\ndescription: " + "[" * 100_000 + "]" * 100_000 + "\n",
+             "nested too deeply"),
     scenario("scenario file", "a key given twice", WINDOW_SEARCH + "name: again\n",
              "duplicate key 'name'"),
     Case("scenario file", "no such file", ("validate", "missing.yaml"), "missing.yaml"),
+    Case("scenario file", "a device that never ends", ("validate", "/dev/zero"), "/dev/zero"),
     scenario("scenario file", "no kind", "name: x\n", "kind"),
     scenario("scenario file", "an unknown kind",
              edited(WINDOW_SEARCH, "kind: window_search", "kind: window_serch"), "kind"),
     scenario("scenario file", "replications zero",
              edited(WINDOW_SEARCH, "replications: 2", "replications: 0"), "replications"),
+    scenario("scenario file", "a billion replications",
+             edited(WINDOW_SEARCH, "replications: 2", "replications: 1e9"), "replications"),
     scenario("scenario file", "a negative seed", WINDOW_SEARCH + "seed: -1\n", "seed"),
     scenario("scenario file", "a sweep of an unknown field",
              WINDOW_SEARCH + "sweep: {request.nn: [1, 2]}\n", "request.nn"),
@@ -197,11 +274,16 @@ CASES: list[Case] = [
                     "capacity: [{time_s: 60, vms: 40}]"), "providers.0.capacity"),
     scenario("cloud", "providers that never accept a VM",
              re.sub(r"vms: \d+\}", "vms: 0}", CLOUD), "providers"),
+    scenario("cloud", "a factory interval of a nanosecond",
+             edited(CLOUD, "factory_interval_s: 60", "factory_interval_s: 1e-9"),
+             "framework.factory_interval_s"),
     scenario("cloud", "negative samples",
              edited(CLOUD, "total_samples: 20000000", "total_samples: -5"),
              "application.total_samples"),
     # Kind swf_replay.
     scenario("swf_replay", "a log that does not exist", SWF_REPLAY, "workload.path"),
+    scenario("swf_replay", "a log path that is a folder",
+             edited(SWF_REPLAY, "path: log.swf", "path: results"), "workload.path"),
     scenario("swf_replay", "a scheduler twice",
              edited(SWF_REPLAY, "[fcfs, easy]", "[fcfs, fcfs]"), "schedulers",
              files={"log.swf": GOOD_LOG}),
@@ -273,6 +355,126 @@ CASES: list[Case] = [
            "results/tiny", "-o", "merged"),
     option("merging two experiments", "results/tiny", "merge", "results/tiny", "results/flow",
            "-o", "merged"),
+    option("an unreadable replication count", "--replications", "run", "-r", "abc"),
+    option("a billion replications", "--replications", "run", "-r", "1000000000"),
+    option("a range of a billion replications", "--replications", "run", "-r",
+           "5:1000000005"),
+    option("a shard numbered 0", "--shard", "run", "--shard", "0/2"),
+    option("a local cluster of no workers", "--cluster", "run", "s.yaml", "--cluster",
+           "local:0", "-q", files={"s.yaml": WINDOW_SEARCH.replace("tiny", "other")}),
+    option("a results folder holding other files", "notes", "run", "s.yaml", "-q", "-o",
+           "notes", files={"s.yaml": WINDOW_SEARCH.replace("tiny", "other"),
+                           "notes/todo.txt": "keep me\n"}),
+    option("a scenario that is a folder", "results", "validate", "results"),
+    option("an extra argument", "extra", "policies", "extra"),
+    option("a Gantt window to infinity", "--to", *GANTT, "--to", "inf"),
+    option("a Gantt window from NaN", "--from", *GANTT, "--from", "nan"),
+    option("a chart in a folder that does not exist", "nodir/chart.png", "gantt",
+           "results/flow", "--policy", "BFstart", "-o", "nodir/chart.png"),
+    option("an export onto a folder", "exports", "export", "results/flow", "--format", "swf",
+           "--policy", "BFstart", "-o", "exports", files={"exports/keep.txt": ""}),
+    option("an export over a results folder's metadata.json", "--output", "export",
+           "results/flow", "--format", "swf", "--policy", "BFstart", "-o",
+           "results/flow/metadata.json"),
+    option("a report written into a results folder", "--out", "report", "results/tiny", "-o",
+           "results/tiny/report"),
+    option("a NaN time unit", "--time-unit", *EXPORT, "--time-unit", "nan"),
+    option("a time unit that overflows the SWF dates", "--time-unit", *EXPORT, "--time-unit",
+           "1e12"),
+    option("a sweep point no run has", "--point", *EXPORT, "--point", "3"),
+    option("a report folder that is a file", "--out", "report", "results/flow", "-o",
+           "s.yaml", files={"s.yaml": WINDOW_SEARCH}),
+    option("status of a file", "s.yaml", "status", "s.yaml", files={"s.yaml": WINDOW_SEARCH}),
+    option("merging into a file", "s.yaml", "merge", "results/tiny", "-o", "s.yaml",
+           files={"s.yaml": WINDOW_SEARCH}),
+    option("reproduce without a figure", "gridsim reproduce", "reproduce"),
+    option("an unknown figure", "nofig", "reproduce", "nofig"),
+    option("--set without a value", "--set foo", "reproduce", "003-fig1", "--set", "foo"),
+    option("--set of text where a number goes", "--set environment.nodes=abc", "reproduce",
+           "003-fig1", "--quick", "--set", "environment.nodes=abc"),
+    option("--set of an unknown field", "--set nosuch.field=1", "reproduce", "003-fig1",
+           "--quick", "--set", "nosuch.field=1"),
+    option("--set into a number", "--set environment.nodes.x=1", "reproduce", "003-fig1",
+           "--quick", "--set", "environment.nodes.x=1"),
+    option("reproduce into a folder of other files", "out/window-search", "reproduce",
+           "003-fig1", "-r", "2", "-q", "-o", "out",
+           files={"out/window-search/notes.txt": "keep me\n"}),
+    option("reproduce with one replication", "--replications", "reproduce", "003-fig1", "-r",
+           "1"),
+    # Results folders damaged, or their metadata.json edited by hand.
+    results_folder("a jobs chunk cut short", "results/flow/jobs/point=0/rep-",
+                   FLOW_CHUNK.format(table="jobs"), cut_short, *EXPORT),
+    results_folder("an empty tasks chunk", "results/flow/tasks/point=0/rep-",
+                   FLOW_CHUNK.format(table="tasks"), emptied, *GANTT),
+    results_folder("a runs chunk cut short (report)", "results/flow/runs/point=0/rep-",
+                   FLOW_CHUNK.format(table="runs"), cut_short, "report", "results/flow", "-o",
+                   "r"),
+    results_folder("a chunk cut short (merge)", "results/flow/jobs/point=0/rep-",
+                   FLOW_CHUNK.format(table="jobs"), cut_short, "merge", "results/flow", "-o",
+                   "merged"),
+    results_folder("metadata.json without a kind", "results/flow/metadata.json: kind",
+                   FLOW_METADATA, json_edit(without_key("kind")), "status", "results/flow"),
+    results_folder("an unknown kind", "results/flow/metadata.json: kind", FLOW_METADATA,
+                   json_edit(with_key("kind", "bogus")), *GANTT),
+    results_folder("a seed written as text", "results/tiny/metadata.json: seed",
+                   TINY_METADATA, json_edit(with_key("seed", "five")), "report",
+                   "results/tiny", "-o", "r"),
+    results_folder("points renumbered", "results/flow/metadata.json: points.0.point",
+                   FLOW_METADATA, json_edit(with_key("points", [{"point": 3}])), *EXPORT),
+    results_folder("a reversed range of cells done", "results/flow/metadata.json: done.0",
+                   FLOW_METADATA, json_edit(with_key("done", {"0": [[1, 0]]})), "status",
+                   "results/flow"),
+    results_folder("a history that is not a list", "results/tiny/metadata.json: history",
+                   TINY_METADATA, json_edit(with_key("history", {})), "merge", "results/tiny",
+                   "-o", "merged"),
+    results_folder("a resolved scenario edited",
+                   "results/flow/metadata.json: scenario_resolved.environment.nodes",
+                   FLOW_METADATA, json_edit(lambda m: {**m, "scenario_resolved": {
+                       **m["scenario_resolved"], "environment": {
+                           **m["scenario_resolved"]["environment"], "nodes": 99}}}), *EXPORT),
+    results_folder("the identity edited", "results/tiny/metadata.json: identity",
+                   TINY_METADATA, json_edit(lambda m: {**m, "identity": {**m["identity"],
+                                                                         "axes": ["x"]}}),
+                   "report", "results/tiny", "-o", "r"),
+    results_folder("the scenario renamed", "results/flow/metadata.json: scenario",
+                   FLOW_METADATA, json_edit(with_key("scenario", "renamed")), "status",
+                   "results/flow"),
+    results_folder("metadata.json a list", "results/tiny/metadata.json", TINY_METADATA,
+                   json_edit(lambda m: [m]), "report", "results/tiny", "-o", "r"),
+    results_folder("a newer store format", "results/flow/metadata.json: store_format",
+                   FLOW_METADATA, json_edit(with_key("store_format", 7)), *GANTT),
+    results_folder("a resumed run on an edited metadata.json",
+                   "results/flow/metadata.json: kind", FLOW_METADATA,
+                   json_edit(without_key("kind")), "run", "s.yaml", "-q", "-j", "1", "-o",
+                   "results/flow", files={"s.yaml": JOB_FLOW}),
+    # Plugin criteria and schedulers that cannot be used.
+    plugin("a module that does not exist", "nosuchmodule:Crit", "nosuchmodule", None),
+    plugin("a module whose import fails", "failing_import:Crit", "failing_import",
+           "import a_dependency_not_installed\n"),
+    plugin("a module with a syntax error", "syntax_error:Crit", "syntax_error", "x = (\n"),
+    plugin("a module that exits on import", "exits_on_import:Crit", "exits_on_import",
+           "import sys\nsys.exit(3)\n"),
+    plugin("a class that is not a criterion", "not_a_criterion:Crit", "not_a_criterion",
+           "class Crit:\n    pass\n"),
+    plugin("a class the module lacks", "lacks_class:Nope", "lacks_class",
+           "class Crit:\n    pass\n", reference="lacks_class:Nope"),
+    plugin("a reference without a class", "policy 1", "no_class", "", reference="no_class:"),
+    scenario("plugin", "a scheduler whose import fails",
+             edited(JOB_FLOW, "policies:", "scheduler: failing_scheduler:Planner\npolicies:"),
+             "scheduler", files={"failing_scheduler.py": "raise RuntimeError('boom')\n"}),
+    # Sweep sections.
+    sweep("a sweep that is a list", "sweep: [1, 2]", "sweep"),
+    sweep("a swept value that is not a list", "sweep: {request.n: 5}", "request.n"),
+    sweep("a sweep into a number", "sweep: {request.n.x: [1, 2]}", "request.n.x"),
+    sweep("a value swept twice", "sweep: {request.n: [2, 2]}", "request.n=2"),
+    sweep("a swept value of the wrong type", "sweep: {request.n: [2, abc]}", "request.n"),
+    sweep("a sweep of a billion points", "sweep: {request.volume: [" + ", ".join(
+        map(str, range(100, 1100))) + "], request.budget: [" + ", ".join(
+        map(str, range(500, 1500))) + "], environment.horizon: [" + ", ".join(
+        map(str, range(300, 1300))) + "]}", "sweep"),
+    sweep("a swept seed", "sweep: {seed: [1, 2]}", "seed"),
+    sweep("a swept point that cannot run", "sweep: {request.n: [2, 20]}", "request.n"),
+    sweep("a swept policy that is unknown", "sweep: {policies.1: [MaxQ, Bogus]}", "Bogus"),
 ]
 # fmt: on
 
@@ -312,7 +514,8 @@ class Outcome:
 
 
 def prepare(case: Case, results: Path, folder: Path) -> None:
-    """Put a fresh copy of ``results`` and the case's files in ``folder``."""
+    """Put a fresh copy of ``results`` and the case's files in ``folder``, then make the
+    case's changes."""
     shutil.copytree(results, folder / "results")
     for name, content in case.files.items():
         path = folder / name
@@ -321,6 +524,9 @@ def prepare(case: Case, results: Path, folder: Path) -> None:
             path.write_bytes(content)
         else:
             path.write_text(content)
+    for pattern, change in case.changes:
+        path = sorted(folder.glob(pattern))[0]
+        path.write_bytes(change(path.read_bytes()))
 
 
 def run_case(case: Case, folder: Path) -> Outcome:

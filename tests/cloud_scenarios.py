@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gridsim.cloud.config import CloudScenario
+from gridsim.experiments.cloud import CloudScenario
 
 
 def small_scenario_document(**overrides: Any) -> dict[str, Any]:

@@ -51,6 +51,17 @@ def test_an_option_click_refuses_is_one_line_naming_it_with_exit_code_two(args, 
     assert re.search(message, one_error_line(result))
 
 
+@pytest.mark.parametrize("args", [["run", "-j", 9], ["run", "--cluster", "local:9"],
+                                  ["reproduce", "003-fig1", "-j", 9]])  # fmt: skip
+def test_more_workers_than_four_per_core_are_refused_before_anything_starts(args, monkeypatch):
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    result = invoke(*args)
+    assert result.exit_code == 2
+    option = "--jobs 9" if "-j" in args else "--cluster local:9"
+    assert one_error_line(result) == (f"gridsim: error: {option}: 9 worker processes on 2 "
+                                      "cores; at most 8 (4 per core) run here")  # fmt: skip
+
+
 def test_an_unwritable_results_folder_is_a_user_error_naming_it(tmp_path):
     scenario = tmp_path / "tiny.yaml"
     scenario.write_text(WINDOW_SEARCH)

@@ -131,6 +131,18 @@ def test_a_machine_larger_than_memory_is_refused_with_the_estimate():
         load_experiment(text)
 
 
+def test_a_log_whose_machine_is_larger_than_memory_is_refused_before_running(tmp_path):
+    log = tmp_path / "huge.swf"
+    log.write_text("; MaxProcs: 1000000000\n1 0 -1 100 2 -1 -1 2 200 -1 1 1 1 -1 -1 -1 -1 -1\n")
+    result = invoke("run", REPOSITORY / "scenarios" / "swf-replay.yaml", "--log", log, "-q",
+                    "-o", tmp_path / "out")  # fmt: skip
+    assert result.exit_code == 2
+    assert re.search(r": workload\.path: MaxProcs of huge\.swf: 1000000000 nodes would need "
+                     r"about 1 TB of memory per replication \(estimated\), more than this "
+                     r"computer's [\d.]+ [kMGT]?B$", result.stderr.strip())  # fmt: skip
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_log_with_no_job_left_is_refused_naming_why(tmp_path):
     log = tmp_path / "wide.swf"
     log.write_text("; MaxProcs: 4\n" + "1 0 -1 100 8 -1 -1 8 200 -1 1 1 1 -1 -1 -1 -1 -1\n")
@@ -203,3 +215,24 @@ def test_a_queue_larger_than_memory_is_refused_with_the_estimate():
     with pytest.raises(ScenarioError, match=r"queue_sizes: 100000000 jobs would need about "
                        r"1\.2 TB of memory per replication \(estimated\)"):  # fmt: skip
         load_experiment(text)
+
+
+def test_a_run_whose_every_job_is_rejected_ends_with_the_counts(tmp_path):
+    # One job per run, n ~ U{8..12} on 8 nodes: most runs reject their only job (no task).
+    path = tmp_path / "wide.yaml"
+    path.write_text(changed(JOB_FLOW, "n: [1, 4]", "n: [8, 12]").replace(
+        "queue_sizes: [10]", "queue_sizes: [1]"))  # fmt: skip
+    out = tmp_path / "out"
+    result = invoke("run", path, "-r", 4, "-q", "-j", 1, "-o", out)
+    assert result.exit_code == 0, result.output
+    jobs = load_table(out, "jobs")
+    for policy in ("BFstart", "BFfinish"):
+        wide = int((jobs[jobs["policy"] == policy]["n"] > 8).sum())
+        assert wide > 0
+        assert (f"  {policy}, queue_size 1: {wide} of 4 jobs rejected: wider than the machine"
+                in result.stdout.splitlines())  # fmt: skip
+    empty = int(jobs.loc[jobs["n"] > 8, "replication"].iloc[0])
+    chart = invoke("gantt", out, "--policy", "BFstart", "--replication", empty, "-o",
+                   tmp_path / "c.png")  # fmt: skip
+    assert chart.exit_code == 2, chart.output
+    assert chart.stderr.startswith(f"gridsim: error: {out}: no tasks with ")

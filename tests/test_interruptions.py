@@ -1,5 +1,6 @@
 """A run killed or interrupted keeps its finished chunks, leaves no worker behind, and resumes
-into the tables of an uninterrupted run."""
+into the tables of an uninterrupted run; on a local Dask cluster too, where a worker that dies
+mid-run costs nothing but time."""
 
 from __future__ import annotations
 
@@ -46,11 +47,13 @@ def without_wall_clock(folder: Path) -> dict:
             for name in ("runs", "jobs", "tasks")}  # fmt: skip
 
 
-def start(tmp_path: Path, out: Path) -> subprocess.Popen:
+def start(tmp_path: Path, out: Path, *executor: str) -> subprocess.Popen:
+    """``gridsim run`` in its own process group, on two local processes unless ``executor``
+    names others (``--cluster local:2``)."""
     source = tmp_path / "s.yaml"
     source.write_text(SCENARIO)
     return subprocess.Popen(
-        [*GRIDSIM, "run", str(source), "-j", "2", "-q", "-o", str(out)],
+        [*GRIDSIM, "run", str(source), *(executor or ("-j", "2")), "-q", "-o", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
 
@@ -70,12 +73,42 @@ def children(pid: int) -> set[int]:
     return found
 
 
+def dask_workers(pid: int) -> list[int]:
+    """The worker processes a local Dask cluster of process ``pid`` started (not the
+    multiprocessing resource tracker)."""
+    return [child for child in children(pid)
+            if "spawn_main" in Path(f"/proc/{child}/cmdline").read_text()]  # fmt: skip
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().split(") ")[1].split()[0]
     except FileNotFoundError:
         return False
     return state != "Z"
+
+
+def start_on_local_dask(tmp_path: Path, out: Path) -> tuple[subprocess.Popen, list[int]]:
+    """A run on ``--cluster local:2`` once its first chunk is stored, and its two workers."""
+    pytest.importorskip("distributed")
+    process = start(tmp_path, out, "--cluster", "local:2")
+    wait_for_chunks(process, out, 1)
+    workers = dask_workers(process.pid)
+    assert len(workers) == 2
+    return process, workers
+
+
+def assert_all_exit(pids: list[int] | set[int], message: str) -> None:
+    """Every process in ``pids`` exits within 5 seconds."""
+    deadline = time.monotonic() + 5
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in pids if alive(pid)], message
+
+
+def assert_tables_equal(out: Path, reference: dict) -> None:
+    for name, table in without_wall_clock(out).items():
+        pdt.assert_frame_equal(table, reference[name])
 
 
 def resume(tmp_path: Path, out: Path) -> str:
@@ -94,16 +127,12 @@ def test_sigkill_loses_only_chunks_in_flight_kills_the_workers_and_resumes(refer
     assert workers, "the run has worker processes"
     os.kill(process.pid, signal.SIGKILL)
     process.wait(timeout=10)
-    deadline = time.monotonic() + 5
-    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not [pid for pid in workers if alive(pid)], "a worker outlived its parent"
+    assert_all_exit(workers, "a worker outlived its parent")
     kept = len(list(out.glob("runs/point=*/rep-*.parquet")))
     assert kept >= 2
     stderr = resume(tmp_path, out)
     assert "already done, running the" in stderr
-    for name, table in without_wall_clock(out).items():
-        pdt.assert_frame_equal(table, reference[name])
+    assert_tables_equal(out, reference)
 
 
 def test_ctrl_c_twice_returns_within_two_seconds_each_time_and_the_run_resumes(reference, tmp_path):
@@ -121,7 +150,42 @@ def test_ctrl_c_twice_returns_within_two_seconds_each_time_and_the_run_resumes(r
         assert "interrupted; finished chunks are kept" in stderr
         assert "Traceback" not in stderr
     assert "already done, running the" in resume(tmp_path, out)
-    for name, table in without_wall_clock(out).items():
-        pdt.assert_frame_equal(table, reference[name])
+    assert_tables_equal(out, reference)
     history = [e["status"] for e in gridsim.load_results(out).metadata[0]["history"]]
     assert history == ["interrupted", "interrupted", "complete"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+@pytest.mark.slow  # a Dask cluster start and a resume: 20-40 s
+def test_ctrl_c_on_a_local_dask_cluster_returns_within_two_seconds_quietly_and_resumes(
+    reference, tmp_path
+):
+    out = tmp_path / "out"
+    process, workers = start_on_local_dask(tmp_path, out)
+    interrupted = time.monotonic()
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the workers get it too
+    _, stderr = process.communicate(timeout=30)
+    elapsed = time.monotonic() - interrupted
+    assert process.returncode == 130, stderr
+    assert elapsed < 2.0, f"Ctrl-C took {elapsed:.2f} s"
+    assert "interrupted; finished chunks are kept" in stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    assert_all_exit(workers, "a Dask worker outlived the run")
+    assert "already done, running the" in resume(tmp_path, out)
+    assert_tables_equal(out, reference)
+
+
+@pytest.mark.slow  # two Dask worker starts and a restart: about 40 s on a loaded machine
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
+def test_a_dask_worker_killed_mid_run_costs_only_time_and_each_cell_is_stored_once(
+    reference, tmp_path
+):
+    out = tmp_path / "out"
+    process, workers = start_on_local_dask(tmp_path, out)
+    os.kill(workers[0], signal.SIGKILL)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr
+    assert not alive(workers[0])
+    assert_tables_equal(out, reference)
+    history = [e["status"] for e in gridsim.load_results(out).metadata[0]["history"]]
+    assert history == ["complete"]

@@ -67,6 +67,31 @@ def test_bounds_are_the_documented_ones(seed):
     assert bounds.tolist() == pytest.approx(documented(values, costs, count, budget), rel=1e-12)
 
 
+#: Blocks drawn as above, then changed: slots costing under 1 a unit, values small against
+#: costs (scale ``s`` below 1), values far from 0 with the same spread (the best multiplier
+#: is then small against ``s``, near the grid's lower end).
+VARIANTS = {
+    "cheap slots": lambda values, costs, budget: (values, costs / 100, budget / 100),
+    "small values": lambda values, costs, budget: (values / 100, costs, budget),
+    "values near 100": lambda values, costs, budget: (values + 100, costs, budget),
+}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("seed", range(10))
+def test_bounds_are_the_documented_ones_at_other_scales(variant, seed):
+    values, costs, count, budget = block(seed)
+    values, costs, budget = VARIANTS[variant](values, costs, budget)
+    bounds = lagrangian_bounds(values.copy(), costs, count, budget)
+    assert bounds.tolist() == pytest.approx(documented(values, costs, count, budget), rel=1e-12)
+
+
+def test_rows_without_members_are_bounded_by_minus_infinity():
+    values = np.full((2, 3), -np.inf)
+    bounds = lagrangian_bounds(values, np.ones((2, 3)), 1, np.array([1.0, np.inf]))
+    assert bounds.tolist() == [-np.inf, -np.inf]
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_bounds_are_never_below_the_best_subset_within_the_budget(seed):
     values, costs, count, budget = block(seed, cols=7)

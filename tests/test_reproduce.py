@@ -69,6 +69,64 @@ def test_two_figures_at_tiny_counts_print_and_write_one_table_each(tmp_path):
         assert (out / f"{figure_id}.txt").read_text().startswith(f"{figure_id}: ")
 
 
+def _checksums(folder):
+    return {p: p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_out_folder_resumes_reuses_first_replications_and_refuses_another_scenario(tmp_path):
+    out = tmp_path / "reproduced"
+    args = ("reproduce", "000-table1", "-j", 1, "-q", "-o", out)
+    small = invoke(*args, "-r", 2)
+    assert small.exit_code == 0, small.output
+    larger = invoke(*args, "-r", 3)
+    assert larger.exit_code == 0, larger.output
+    runs = out / "dependable-placement"
+    history = __import__("json").loads((runs / "metadata.json").read_text())["history"]
+    assert [entry["cells_run"] for entry in history] == [2, 1]  # the second run resumed
+    again = invoke(*args, "-r", 2)  # the first two of the three replications
+    assert again.exit_code == 0
+    assert _table_lines(again.output, "000-table1") == _table_lines(small.output, "000-table1")
+
+    before = _checksums(runs)
+    other = invoke(*args, "-r", 2, "--set", "environment.horizon_start_edge=none")
+    assert other.exit_code == 2 and "Traceback" not in other.output
+    assert "--overwrite" in other.output
+    assert _checksums(runs) == before
+    replaced = invoke(*args, "-r", 2, "--set", "environment.horizon_start_edge=none",
+                      "--overwrite")  # fmt: skip
+    assert replaced.exit_code == 0, replaced.output
+
+
+def test_a_reproduction_never_replaces_other_runs(tmp_path):
+    scenario = find_figure("003-fig1").scenario_path()
+    mine = tmp_path / "out" / "window-search"
+    run = invoke("run", scenario, "-r", 2, "-j", 1, "-q", "-s", 5, "-o", mine)
+    assert run.exit_code == 0, run.output
+    before = {p: p.read_bytes() for p in mine.rglob("*") if p.is_file()}
+    result = invoke("reproduce", "003-fig1", "-r", 2, "-j", 1, "-q", "-o", tmp_path / "out")
+    assert result.exit_code == 2  # another seed: refused, nothing changed
+    assert result.stderr.startswith(f"gridsim: error: {mine}: ")
+    assert "--overwrite" in result.stderr and len(result.stderr.splitlines()) == 1
+    assert {p: p.read_bytes() for p in mine.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize("status, exit_code, line", [
+    ("interrupted", 130, "gridsim: interrupted"),
+    ("failed", 2, "gridsim: error: log.swf, line 3: expected 18 fields, got 6 "
+                  "(reproducing 003-fig1 from window-search.yaml)"),
+])  # fmt: skip
+def test_a_reproduction_stopped_ends_as_its_run_did(status, exit_code, line, monkeypatch):
+    from gridsim.experiments import runner
+    from gridsim.workloads.swf import SwfFormatError
+
+    error = SwfFormatError("log.swf", 3, "expected 18 fields, got 6")
+    stopped = runner.ExperimentResult(tables={}, summary=pd.DataFrame(), status=status,
+                                      exception=error)  # fmt: skip
+    monkeypatch.setattr(runner, "run_experiment", lambda *args, **kwargs: stopped)
+    result = invoke("reproduce", "003-fig1", "-r", 2, "-q")
+    assert (result.exit_code, result.stderr.strip()) == (exit_code, line)  # after ^C's newline
+
+
 def test_reproduce_gives_the_runner_s_numbers_for_the_same_count():
     figure = find_figure("000-table1")
     from gridsim.reproduce import reproduce

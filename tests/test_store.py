@@ -138,6 +138,42 @@ def test_leftovers_of_a_killed_run_are_removed_and_rerun(tmp_path, experiment, s
     assert_same_tables(tmp_path, single_run)
 
 
+def test_a_damaged_chunk_is_named_by_readers_and_recomputed_by_a_resumed_run(
+    tmp_path, experiment, single_run
+):
+    run_experiment(experiment, replications=3, jobs=1, out_dir=tmp_path, progress=False)
+    damaged = sorted((tmp_path / "runs/point=1").glob("rep-*.parquet"))[1]
+    damaged.write_bytes(damaged.read_bytes()[:50])  # a copy cut short
+    before = checksums(tmp_path)
+    for command in (["report", tmp_path, "-o", tmp_path.parent / "report"],
+                    ["merge", tmp_path, "-o", tmp_path.parent / "merged"]):  # fmt: skip
+        result = invoke(*command)
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith(f"gridsim: error: {damaged}: damaged Parquet file "
+                                        "(not Parquet, or cut short)")  # fmt: skip
+        assert checksums(tmp_path) == before
+    assert not (tmp_path.parent / "merged").exists()
+    status = invoke("status", tmp_path)
+    assert f"  {damaged}: damaged Parquet file (not Parquet, or cut short)" in status.stdout
+    said = []
+    result = run_experiment(experiment, jobs=1, out_dir=tmp_path, progress=False,
+                            say=said.append)  # fmt: skip
+    assert said[0] == (f"{damaged}: damaged Parquet file (not Parquet, or cut short); its "
+                       "cells run again")  # fmt: skip
+    assert (result.cells_skipped, result.cells_run) == (5, 7)
+    assert_same_tables(tmp_path, single_run)
+
+
+def test_a_folder_of_other_files_is_not_written_into_even_with_overwrite(tmp_path, experiment):
+    (tmp_path / "notes.txt").write_text("mine")
+    for overwrite in (False, True):
+        with pytest.raises(StoreError, match=r": not empty \(notes\.txt\) and not a results "
+                           r"folder; name a new or empty folder$"):  # fmt: skip
+            run_experiment(experiment, replications=1, jobs=1, out_dir=tmp_path,
+                           overwrite=overwrite, progress=False)  # fmt: skip
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
 def test_replication_ranges_and_shards_merge_into_a_single_runs_tables(
     experiment, single_run, tmp_path
 ):

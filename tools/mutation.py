@@ -2,6 +2,7 @@
 
     python tools/mutation.py gridsim/selection/subset.py            # its default tests
     python tools/mutation.py gridsim/sim/engine.py --tests tests/jobflow tests/contracts
+    python tools/mutation.py gridsim/analysis/stats.py --survivors   # after new tests
 
 Copies the repository's tracked files to a scratch folder (``.mutation/<module>/``, ignored by
 git), configures mutmut there to mutate only that module and to run only the given tests
@@ -9,6 +10,10 @@ git), configures mutmut there to mutate only that module and to run only the giv
 runs those tests once to learn which test reaches which function, then runs, per mutant, only
 the tests that reach its function. Prints the score (killed / (killed + survived + untested),
 timeouts counted as killed) and writes the survivors' diffs to ``survivors.txt`` there.
+``--survivors`` re-runs only the survivors (and untested mutants) of the last run of that
+module, in the same folder with the working tree's files copied over it (new tests are timed
+first): minutes instead of a whole run, and the counts and score printed are the whole
+module's again.
 Why per module with its own tests: the whole suite under mutmut's trampolines takes hours on
 this machine; a module's own tests take minutes. The score is then a floor: a mutant that
 survives here might still die in another folder's tests.
@@ -32,7 +37,8 @@ TESTS = {
     "gridsim/selection/subset.py": ["tests/test_subset.py", "tests/test_window_search.py"],
     "gridsim/selection/exact.py": ["tests/test_window_search.py", "tests/test_criteria.py",
                                    "tests/test_subset.py", "tests/test_members.py",
-                                   "tests/test_window_ties.py", "tests/test_lagrangian_bounds.py"],
+                                   "tests/test_window_ties.py", "tests/test_lagrangian_bounds.py",
+                                   "tests/test_exact_allocation.py"],
     "gridsim/selection/members.py": ["tests/test_members.py", "tests/test_window_search.py"],
     "gridsim/selection/guard.py": ["tests/plugins"],
     "gridsim/scheduling/earlier_windows.py": ["tests/jobflow", "tests/contracts"],
@@ -44,7 +50,13 @@ TESTS = {
     "gridsim/scheduling/batch/cycle.py": ["tests/batch"],
     "gridsim/scheduling/batch/slots.py": ["tests/batch"],
     "gridsim/scheduling/batch/search.py": ["tests/batch"],
-    "gridsim/sim/engine.py": ["tests/jobflow", "tests/contracts"],
+    "gridsim/sim/engine.py": ["tests/jobflow/test_engine.py",
+                              "tests/jobflow/test_backfilling_by_hand.py",
+                              "tests/jobflow/test_invariants.py",
+                              "tests/jobflow/test_queue_policies.py",
+                              "tests/contracts/test_same_instant_order.py",
+                              "tests/contracts/test_compression.py",
+                              "tests/faults/test_consequences_by_hand.py"],
     "gridsim/sim/log_replay.py": ["tests/swfreplay/test_swf_replay_schedulers.py",
                                   "tests/swfreplay/test_easy_spare_processors.py"],
     "gridsim/experiments/cells.py": ["tests/test_cells.py", "tests/test_runner.py",
@@ -52,20 +64,30 @@ TESTS = {
     "gridsim/experiments/runner.py": ["tests/test_runner.py", "tests/contracts"],
     "gridsim/experiments/store.py": ["tests/test_store.py", "tests/test_runner.py"],
     "gridsim/analysis/stats.py": ["tests/analysis/test_t_quantiles.py",
+                                  "tests/analysis/test_stats_tables.py",
                                   "tests/analysis/test_paired_comparison.py",
-                                  "tests/analysis/test_analysis_report.py",
-                                  "tests/cloud/test_cloud_config_and_outputs.py"],
-    "gridsim/workloads/swf.py": ["tests/workloads/test_swf_reader.py"],
+                                  "tests/analysis/test_baselines_and_partial_results.py",
+                                  "tests/analysis/test_analysis_results.py",
+                                  "tests/analysis/test_analysis_report.py"],
+    "gridsim/workloads/swf.py": ["tests/workloads/test_swf_reader.py",
+                                 "tests/workloads/test_swf_edges.py"],
     "gridsim/cloud/dytss.py": ["tests/cloud"],
     "gridsim/cloud/selfscheduling.py": ["tests/cloud"],
     "gridsim/cloud/turnaround.py": ["tests/cloud"],
 }  # fmt: skip
 
 
-def scratch_copy(module: str) -> Path:
-    """The tracked files (as in the working tree) in ``.mutation/<module>/``."""
-    folder = ROOT / ".mutation" / module.replace("/", ".").removesuffix(".py")
-    shutil.rmtree(folder, ignore_errors=True)
+def module_folder(module: str) -> str:
+    """The scratch folder's name: ``gridsim/sim/engine.py`` -> ``gridsim.sim.engine``."""
+    return module.replace("/", ".").removesuffix(".py")
+
+
+def scratch_copy(module: str, keep: bool = False) -> Path:
+    """The tracked files (as in the working tree) in ``.mutation/<module>/``; ``keep``: over
+    the previous run's folder (its mutants and results), else in a fresh one."""
+    folder = ROOT / ".mutation" / module_folder(module)
+    if not keep:
+        shutil.rmtree(folder, ignore_errors=True)
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
                            capture_output=True).stdout.decode().split("\0")  # fmt: skip
     for name in filter(None, files):
@@ -91,13 +113,43 @@ def configure(folder: Path, module: str, tests: list[str]) -> None:
     pyproject.write_text(head + "\n".join(lines) + "\n")
 
 
-def score(folder: Path) -> dict[str, float]:
-    subprocess.run(["mutmut", "export-cicd-stats"], cwd=folder, check=True,
-                   capture_output=True)  # fmt: skip
-    stats = json.loads((folder / "mutants" / "mutmut-cicd-stats.json").read_text())
-    killed = stats["killed"] + stats.get("timeout", 0)
-    counted = killed + stats["survived"] + stats.get("no_tests", 0)  # untested: not killed
-    return {**stats, "score": killed / counted if counted else float("nan")}
+#: The counts of the module's last run, merged over ``--survivors`` re-runs (mutmut forgets
+#: the earlier results when the test selection changes).
+COUNTS = "counts.json"
+
+
+def statuses(folder: Path) -> dict[str, str]:
+    """Every mutant's status as ``mutmut results`` reports it (killed, survived, ...)."""
+    listing = subprocess.run(["mutmut", "results", "--all", "true"], cwd=folder,
+                             capture_output=True, text=True).stdout  # fmt: skip
+    return dict(line.strip().rsplit(": ", 1) for line in listing.splitlines() if ": " in line)
+
+
+def counts(folder: Path, rerun: list[str], before: dict[str, int] | None) -> dict[str, int]:
+    """killed, timeout, survived, no_tests and total: of the whole run, or (``rerun``) the
+    counts ``before`` with the re-run survivors' new statuses in place of "survived"."""
+    status = statuses(folder)
+    if not rerun or before is None:
+        subprocess.run(["mutmut", "export-cicd-stats"], cwd=folder, check=True,
+                       capture_output=True)  # fmt: skip
+        stats = json.loads((folder / "mutants" / "mutmut-cicd-stats.json").read_text())
+        return {key: stats.get(key, 0) for key in ("killed", "timeout", "survived", "no_tests",
+                                                   "total")}  # fmt: skip
+    again = [status.get(name, "not checked") for name in rerun]
+    merged = dict(before)
+    merged["killed"] += again.count("killed")
+    merged["timeout"] += again.count("timeout")
+    merged["no_tests"] = again.count("no tests")  # the untested were re-run too
+    merged["survived"] = len(again) - again.count("killed") - again.count("timeout") - (
+        again.count("no tests"))  # fmt: skip
+    return merged
+
+
+def score(found: dict[str, int]) -> float:
+    """killed / (killed + survived + untested), timeouts counted as killed."""
+    killed = found["killed"] + found["timeout"]
+    counted = killed + found["survived"] + found["no_tests"]  # untested: not killed
+    return killed / counted if counted else float("nan")
 
 
 def main() -> int:
@@ -105,27 +157,48 @@ def main() -> int:
     parser.add_argument("module", help="a core module's path, e.g. gridsim/selection/subset.py")
     parser.add_argument("--tests", nargs="+", help="test files or folders (default: TESTS)")
     parser.add_argument("--children", type=int, default=2, help="parallel mutants (2)")
+    parser.add_argument("--survivors", action="store_true",
+                        help="re-run only the last run's survivors of this module")  # fmt: skip
     args = parser.parse_args()
     tests = args.tests or TESTS.get(args.module)
     if not tests:
         parser.error(f"module: no default tests for {args.module}; give --tests")
-    folder = scratch_copy(args.module)
+    names: list[str] = []
+    if args.survivors:
+        listing = ROOT / ".mutation" / module_folder(args.module) / "survivors.txt"
+        if not listing.is_file():
+            parser.error(f"--survivors: no earlier run of {args.module} ({listing} missing)")
+        names = [line[3:].strip() for line in listing.read_text().splitlines()
+                 if line.startswith("== ")]  # fmt: skip
+        if not names:
+            print(json.dumps({"module": args.module, "survivors": 0}))
+            return 0
+    before = None
+    if args.survivors:
+        previous = ROOT / ".mutation" / module_folder(args.module)
+        for path in (previous / COUNTS, previous / "mutants" / "mutmut-cicd-stats.json"):
+            if path.is_file():  # counts.json, or the cicd stats of a run made before it
+                found = json.loads(path.read_text())
+                before = {key: found.get(key, 0) for key in ("killed", "timeout", "survived",
+                                                             "no_tests", "total")}  # fmt: skip
+                break
+    folder = scratch_copy(args.module, keep=args.survivors)
     configure(folder, args.module, tests)
     began = time.monotonic()
     run = subprocess.run(["nice", "-n", "10", "mutmut", "run", "--max-children",
-                          str(args.children)], cwd=folder)  # fmt: skip
+                          str(args.children), *names], cwd=folder)  # fmt: skip
     minutes = (time.monotonic() - began) / 60
-    results = subprocess.run(["mutmut", "results"], cwd=folder, capture_output=True, text=True)
-    survivors = [line.split(":")[0].strip() for line in results.stdout.splitlines()
-                 if line.strip().endswith(": survived")]  # fmt: skip
+    survivors = [name for name, status in statuses(folder).items()
+                 if status in ("survived", "no tests")]  # fmt: skip
     with open(folder / "survivors.txt", "w") as out:
         for name in survivors:
             shown = subprocess.run(["mutmut", "show", name], cwd=folder, capture_output=True,
                                    text=True)  # fmt: skip
             out.write(f"== {name}\n{shown.stdout}\n")
-    summary = score(folder)
+    found = counts(folder, names, before)
+    (folder / COUNTS).write_text(json.dumps(found) + "\n")
     print(json.dumps({"module": args.module, "tests": tests, "minutes": round(minutes, 1),
-                      **summary}))  # fmt: skip
+                      **found, "score": round(score(found), 4)}))  # fmt: skip
     return run.returncode
 
 

@@ -35,12 +35,21 @@ keeping the replications that finished (run the same command to resume).
 
 Scenario files are YAML 1.1 read strictly (README, "Using it"): numbers in exponent form
 (`1e3`) are numbers, a key given twice is an error, and `true` or `"10"` where a number is
-expected, a number where `true`/`false` is, `.inf` and `.nan` are refused.
+expected, a number where `true`/`false` is, `.inf` and `.nan` are refused; aliases (`*name`)
+may expand a scenario to at most 1,000,000 values (nine levels of nine repeats would be
+hundreds of millions, which every later check would walk for hours).
+
+A results folder whose `metadata.json` was edited by hand or whose chunk files are damaged
+is named the same way, file and field, by every command that reads it (docs/results.md);
+`gridsim run` into it recomputes the damaged chunks. No command writes into a results folder
+it was not asked to run into, or mixes results into a folder of other files.
 
 The list below is the test battery of `tests/bad_inputs.py`, run from a folder holding the
 scenario `s.yaml`, the log `log.swf` and two results folders (`results/tiny`, a window
-search; `results/flow`, a job flow); each line is checked by `tests/test_bad_inputs.py`
-(regenerate this page with `python tools/render_errors_doc.py`).
+search; `results/flow`, a job flow), the "results folder" cases first damaging or editing a
+file of one of them; each line is checked by `tests/test_bad_inputs.py`, which also checks
+that the results folders are unchanged byte for byte (regenerate this page with
+`python tools/render_errors_doc.py`).
 """
 
 

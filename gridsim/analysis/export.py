@@ -93,6 +93,12 @@ def swf_table(jobs: pd.DataFrame, time_unit_s: float = 1.0) -> pd.DataFrame:
     status = np.where(jobs["final_state"] == "finished", 1,
                       np.where(jobs["final_state"] == "killed", 0, 5))  # fmt: skip
     seconds = float(time_unit_s)
+    with np.errstate(over="ignore"):  # too large for SWF: refused by the writer, by column
+        return _swf_columns(jobs, ran, status, seconds)
+
+
+def _swf_columns(jobs: pd.DataFrame, ran: np.ndarray, status: np.ndarray,
+                 seconds: float) -> pd.DataFrame:  # fmt: skip
     return pd.DataFrame({
         "job_id": np.arange(1, len(jobs) + 1),
         "submit_time": jobs["arrival"].to_numpy(dtype=float) * seconds,

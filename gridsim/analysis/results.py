@@ -23,6 +23,8 @@ from typing import Any
 
 import pandas as pd
 
+from gridsim.experiments.manifests import check_manifest
+
 #: Tables every kind may write, given their own attribute (others go in ``extra``).
 NAMED_TABLES = ("runs", "jobs", "tasks", "progress", "paired")
 
@@ -99,7 +101,8 @@ def load_results(*folders: str | Path) -> Results:
 
     Raises:
         FileNotFoundError: a folder without ``metadata.json`` or a ``runs`` table.
-        ValueError: folders of one experiment that hold a cell twice.
+        ValueError: folders of one experiment that hold a cell twice; a ``metadata.json``
+            or table file that cannot be read (the message names the file and field).
     """
     from gridsim.experiments.store import StoreError, combined_sources, is_store
 
@@ -137,12 +140,12 @@ def load_table(folder: str | Path, name: str) -> pd.DataFrame | None:
         manifest = _manifest(path)
     except FileNotFoundError:
         return None
-    from gridsim.experiments.store import committed_chunks, is_store, read_table
+    from gridsim.experiments.store import committed_chunks, is_store, read_parquet, read_table
 
     if is_store(manifest) and (path / name).is_dir():
         return read_table([(path, chunk) for chunk in committed_chunks(path)], name)
     file = path / f"{name}.parquet"
-    return pd.read_parquet(file) if file.exists() else None
+    return read_parquet(file).to_pandas() if file.exists() else None
 
 
 class ResultsError(ValueError):
@@ -158,9 +161,7 @@ def read_manifest(folder: Path) -> dict[str, Any]:
         raise ResultsError(f"{folder}: not a gridsim results folder (no metadata.json)") from None
     except (OSError, ValueError) as error:
         raise ResultsError(f"{path}: unreadable ({error})") from None
-    if not isinstance(manifest, dict) or "kind" not in manifest:
-        raise ResultsError(f"{path}: not the metadata of a gridsim run (no kind)")
-    return manifest
+    return check_manifest(path, manifest)
 
 
 def has_runs(folder: str | Path) -> bool:
@@ -182,7 +183,7 @@ def _manifest(path: Path) -> dict[str, Any]:
     from gridsim.experiments.store import is_store
 
     meta_path = path / "metadata.json"
-    manifest = json.loads(meta_path.read_text()) if meta_path.exists() else None
+    manifest = read_manifest(path) if meta_path.exists() else None
     has_runs = (path / "runs").is_dir() if is_store(manifest) else (path / "runs.parquet").exists()
     if manifest is None or not has_runs:
         raise FileNotFoundError(f"{path}: not a gridsim results folder "
@@ -197,14 +198,20 @@ def _one_experiment(manifests: list[dict[str, Any]]) -> bool:
 
 def _folder_tables(path: Path, manifest: dict[str, Any]) -> dict[str, pd.DataFrame]:
     """Every table of one folder (chunk tables, then derived ``<name>.parquet`` files)."""
-    from gridsim.experiments.store import committed_chunks, is_store, read_table, table_names
+    from gridsim.experiments.store import (
+        committed_chunks,
+        is_store,
+        read_parquet,
+        read_table,
+        table_names,
+    )
 
     tables = {}
     if is_store(manifest):
         sources = [(path, chunk) for chunk in committed_chunks(path)]
         tables = {name: read_table(sources, name) for name in table_names(path)}
     for file in sorted(path.glob("*.parquet")):
-        tables.setdefault(file.stem, pd.read_parquet(file))
+        tables.setdefault(file.stem, read_parquet(file).to_pandas())
     return tables
 
 
@@ -260,7 +267,7 @@ def select_run(
             continue
         matching = chosen[chosen[column].isna() if value is None else chosen[column] == value]
         if matching.empty:
-            present = ", ".join(map(str, pd.unique(chosen[column])))
+            present = ", ".join(map(str, pd.unique(chosen[column]))) or "none, the table is empty"
             raise ValueError(f"no {what} with {column} = {value!r} (present: {present})")
         chosen = matching
     for column in ("run", "policy", "replication", "queue_size"):

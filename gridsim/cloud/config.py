@@ -1,14 +1,17 @@
-"""Scenario schema of kind ``cloud``: consumes the YAML document as a dict, produces a validated,
-frozen :class:`CloudScenario`.
+"""Parameters of the federation model: the sections of a ``cloud`` scenario (application,
+framework, noise, providers) and the self-scheduler policies, validated and frozen.
 
-Validation happens once, here; past this module every part of ``gridsim.cloud`` reads typed,
-frozen fields and never falls back on silent defaults for a misspelt key (``extra="forbid"``).
-Numbers are coerced by pydantic, so ``2e7`` written as a YAML string still loads.
+The scenario document that assembles them is ``CloudScenario`` of the ``cloud`` kind module
+(:mod:`gridsim.experiments.cloud`); the simulation reads it as :class:`FederationParameters`.
+Validation happens once, in these models; past them every part of ``gridsim.cloud`` reads
+typed, frozen fields and never falls back on silent defaults for a misspelt key
+(``extra="forbid"``). Numbers are coerced by pydantic, so ``2e7`` written as a YAML string
+still loads.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -16,9 +19,9 @@ from gridsim.cloud.turnaround import ApplicationProfile, MiddlewareIntervals
 
 __all__ = [
     "ApplicationSection",
-    "CloudScenario",
     "DyTSSPolicy",
     "EqualChunksPolicy",
+    "FederationParameters",
     "FrameworkSection",
     "NoiseSection",
     "PolicySpec",
@@ -211,39 +214,17 @@ class DyTSSPolicy(_Frozen):
 PolicySpec = Annotated[EqualChunksPolicy | DyTSSPolicy, Field(discriminator="name")]
 
 
-class CloudScenario(_Frozen):
-    """A whole YAML document of kind ``cloud``."""
+class FederationParameters(Protocol):
+    """What the federation model simulates, as a scenario of kind ``cloud`` holds it."""
 
-    name: str
-    kind: Literal["cloud"]
-    seed: Annotated[int, Field(ge=0)]
-    replications: PositiveInt
-    policies: tuple[PolicySpec, ...]
-    application: ApplicationSection = ApplicationSection()
-    framework: FrameworkSection = FrameworkSection()
-    noise: NoiseSection = NoiseSection()
-    providers: tuple[ProviderSection, ...]
-    description: str = ""
-
-    @field_validator("policies")
-    @classmethod
-    def _policies(cls, policies: tuple[PolicySpec, ...]) -> tuple[PolicySpec, ...]:
-        if not policies:
-            raise ValueError("expected at least one policy")
-        labels = [policy_label(policy) for policy in policies]
-        if len(set(labels)) != len(labels):
-            raise ValueError(f"policies must be distinct, got {labels}")
-        return policies
-
-    @field_validator("providers")
-    @classmethod
-    def _providers(cls, providers: tuple[ProviderSection, ...]) -> tuple[ProviderSection, ...]:
-        if not providers:
-            raise ValueError("expected at least one provider")
-        names = [provider.name for provider in providers]
-        if len(set(names)) != len(names):
-            raise ValueError(f"provider names must be unique, got {names}")
-        return providers
+    @property
+    def application(self) -> ApplicationSection: ...
+    @property
+    def framework(self) -> FrameworkSection: ...
+    @property
+    def noise(self) -> NoiseSection: ...
+    @property
+    def providers(self) -> tuple[ProviderSection, ...]: ...
 
 
 def policy_label(policy: EqualChunksPolicy | DyTSSPolicy) -> str:

@@ -1,5 +1,5 @@
 """Figures like those of [RRM, Fig. 1-3]: consume the turnaround model or the ``progress`` and
-``tasks`` tables of :func:`gridsim.cloud.experiment.run_replication`; produce matplotlib
+``tasks`` tables of :func:`gridsim.experiments.cloud.run_replication`; produce matplotlib
 Figures (never shown, so callers decide to save or display them).
 
 Colours come from the Okabe-Ito palette, which stays distinguishable with the common forms of

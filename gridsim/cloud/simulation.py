@@ -1,6 +1,7 @@
-"""Pilot-job federation in SimPy: consumes a scenario, one self-scheduler policy and the
-replication's seeds; produces a :class:`RunRecord` (per-task trace, progress of samples and
-pilots over time, makespan and counters).
+"""Pilot-job federation in SimPy: consumes the federation's parameters (a ``cloud``
+scenario), one self-scheduler policy and the replication's seeds; produces a
+:class:`RunRecord` (per-task trace, progress of samples and pilots over time, makespan and
+counters).
 
 The moving parts, as in the GWpilot framework of [RRM, Sec. 3.1]:
 
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import simpy
 
-from gridsim.cloud.config import CloudScenario, DyTSSPolicy, EqualChunksPolicy
+from gridsim.cloud.config import DyTSSPolicy, EqualChunksPolicy, FederationParameters
 from gridsim.cloud.providers import VirtualMachine, VirtualMachineSource, lognormal_unit_mean
 from gridsim.cloud.selfscheduling import SchedulerState, SelfScheduler, build_self_scheduler
 from gridsim.cloud.turnaround import execution_time, transfer_time, turnaround
@@ -105,19 +106,18 @@ class _Federation:
 
     def __init__(
         self,
-        scenario: CloudScenario,
+        federation: FederationParameters,
         scheduler: SelfScheduler,
         source: VirtualMachineSource,
     ) -> None:
         self.env = simpy.Environment()
-        self.scenario = scenario
-        self.framework = scenario.framework
-        self.noise = scenario.noise
-        self.application = scenario.application.profile()
-        self.intervals = scenario.framework.intervals()
+        self.framework = federation.framework
+        self.noise = federation.noise
+        self.application = federation.application.profile()
+        self.intervals = federation.framework.intervals()
         self.scheduler = scheduler
         self.source = source
-        self.providers = scenario.providers
+        self.providers = federation.providers
         self.capacity = [p.capacity[0].vms for p in self.providers]
         self.active = [0] * len(self.providers)
         self.pilots: dict[int, _Pilot] = {}
@@ -373,7 +373,7 @@ class _Federation:
 
 
 def simulate(
-    scenario: CloudScenario,
+    federation: FederationParameters,
     policy: EqualChunksPolicy | DyTSSPolicy,
     instance_seed: np.random.SeedSequence,
     noise_seed: np.random.SeedSequence,
@@ -381,7 +381,7 @@ def simulate(
     """One run of ``policy`` on the instance drawn from the two seeds.
 
     Args:
-        scenario: validated scenario.
+        federation: the validated parameters (a ``CloudScenario``).
         policy: the self-scheduler to use.
         instance_seed: seeds the providers' VM streams (copied, never consumed).
         noise_seed: seeds the per-VM task noise (copied, never consumed).
@@ -390,18 +390,18 @@ def simulate(
         The run's trace and counters; equal seeds give identical records.
     """
     source = VirtualMachineSource(
-        scenario.providers,
-        scenario.noise.benchmark_cv,
+        federation.providers,
+        federation.noise.benchmark_cv,
         _copy(instance_seed),
         _copy(noise_seed),
     )
     scheduler = build_self_scheduler(
         policy,
-        scenario.application.profile(),
-        scenario.framework.intervals(),
-        scenario.framework.replan_interval_s,
+        federation.application.profile(),
+        federation.framework.intervals(),
+        federation.framework.replan_interval_s,
     )
-    return _Federation(scenario, scheduler, source).run()
+    return _Federation(federation, scheduler, source).run()
 
 
 def _copy(seed: np.random.SeedSequence) -> np.random.SeedSequence:

@@ -47,18 +47,28 @@ def parse_replications(text: str) -> range:
     first, separator, end = text.partition(":")
     try:
         if not separator:
-            count = int(text)
-            if count < 1:
+            start, stop = 0, int(text)
+            if stop < 1:
                 raise ValueError
-            return range(count)
-        start, stop = int(first), int(end)
+        else:
+            start, stop = int(first), int(end)
     except ValueError:
         raise CellsError(
             f"--replications {text!r}: expected a count N >= 1 or a range A:B (0 <= A < B)"
         ) from None
     if start < 0 or stop <= start:
         raise CellsError(f"--replications {text!r}: expected a range A:B with 0 <= A < B")
-    return range(start, stop)
+    return _not_too_many(range(start, stop), text)
+
+
+def _not_too_many(replications: range, text: str) -> range:
+    from gridsim.config import MAX_REPLICATIONS
+
+    if len(replications) > MAX_REPLICATIONS:
+        raise CellsError(f"--replications {text!r}: {len(replications)} replications; at most "
+                         f"{MAX_REPLICATIONS:,} in one run (split larger studies with A:B "
+                         "ranges)")  # fmt: skip
+    return replications
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -6,9 +6,10 @@ returns a ``concurrent.futures.Future`` whose result (the chunk's tables) comes 
 process, which alone writes the result store -- workers need no shared disk.
 
 Every executor can be stopped at once (:meth:`ChunkExecutor.stop`: pending chunks cancelled,
-workers terminated) so that Ctrl-C returns within a couple of seconds. Local worker processes
-ignore Ctrl-C (the parent handles it) and die with their parent even when it is killed
-(``PR_SET_PDEATHSIG`` on Linux, and a watchdog thread that notices the parent is gone).
+workers terminated) so that Ctrl-C returns within a couple of seconds. Local worker processes,
+Dask's of ``local:N`` too, ignore Ctrl-C (the parent handles it) and die with their parent
+even when it is killed (``PR_SET_PDEATHSIG`` on Linux, and a watchdog thread that notices the
+parent is gone; Dask's own worker processes exit when their parent's pipe closes).
 """
 
 from __future__ import annotations
@@ -116,6 +117,7 @@ class DaskExecutor:
             self._cluster = LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=processes,
                 dashboard_address=None, death_timeout=60, silence_logs=50,
+                preload=[__name__] if processes else None,
             )  # fmt: skip
             self._client = Client(self._cluster)
         else:
@@ -135,6 +137,16 @@ class DaskExecutor:
     def stop(self) -> None:
         with contextlib.suppress(Exception):
             self._executor.shutdown(wait=False)
+        if self._cluster is not None:
+            # Closing waits for running chunks; kill a local cluster's worker processes first,
+            # telling their nannies not to restart them.
+            with contextlib.suppress(Exception):
+                nannies = list(self._cluster.workers.values())
+                for nanny in nannies:
+                    nanny.close_gracefully()
+                for nanny in nannies:
+                    if getattr(nanny, "pid", None):
+                        os.kill(nanny.pid, signal.SIGKILL)
         self.close()
 
     def close(self) -> None:
@@ -157,13 +169,29 @@ def open_executor(jobs: int | None, cluster: str | None, tasks: int) -> ChunkExe
     return ProcessExecutor(min(workers, tasks))
 
 
+#: Most worker processes per core that ``--jobs`` and ``--cluster local:N`` start: each is a
+#: Python process holding its own copy of gridsim and its libraries (130 MB measured after
+#: importing them), and beyond a few per core they only wait for a core.
+MAX_WORKERS_PER_CORE = 4
+
+
+def check_workers(count: int, option: str) -> None:
+    """ExecutorError if ``count`` worker processes are more than this computer runs well
+    (``option`` names what asked for them)."""
+    cores = os.cpu_count() or 1
+    if count > MAX_WORKERS_PER_CORE * cores:
+        raise ExecutorError(f"{option}: {count} worker processes on {cores} cores; at most "
+                            f"{MAX_WORKERS_PER_CORE * cores} ({MAX_WORKERS_PER_CORE} per core) "
+                            "run here")  # fmt: skip
+
+
 def check_cluster(address: str) -> None:
     """ExecutorError unless ``address`` is ``local:N`` (N >= 1) or a scheduler address and
     Dask is installed (checked before anything is started or written)."""
     import importlib.util
 
     if address.startswith("local:"):
-        _count(address.removeprefix("local:"), address)
+        check_workers(_count(address.removeprefix("local:"), address), f"--cluster {address}")
     elif "://" not in address:
         raise ExecutorError(f"--cluster {address!r}: expected local:N or a scheduler address "
                             "such as tcp://host:8786")  # fmt: skip
@@ -179,6 +207,11 @@ def _count(text: str, address: str) -> int:
     if count < 1:
         raise ExecutorError(f"--cluster {address!r}: expected local:N with N >= 1 workers")
     return count
+
+
+def dask_setup(worker: Any) -> None:
+    """Dask preload of ``local:N`` workers: leave Ctrl-C to the parent, as local workers do."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _worker_setup(parent: int) -> None:

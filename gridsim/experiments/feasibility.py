@@ -30,6 +30,9 @@ BYTES_PER_NODE = 1_000
 BYTES_PER_NODE_SQUARED_IN_WINDOW_SEARCH = 150
 #: Measured memory per job of a job flow and policy (bytes): its trace records and tables.
 BYTES_PER_JOB_AND_POLICY = 6_000
+#: Most rounds of the cloud pilot factory before the horizon: 230 times the default's
+#: 43,200 (30 days of one round a minute); beyond, a run would not end in reasonable time.
+MAX_FACTORY_ROUNDS = 10_000_000
 
 
 def check_feasible(scenario: Any) -> None:
@@ -170,6 +173,13 @@ def check_batch(scenario: Any) -> None:
 def check_cloud(scenario: Any) -> None:
     if all(step.vms == 0 for provider in scenario.providers for step in provider.capacity):
         _fail("providers", "no provider ever accepts a VM (every capacity step has vms: 0)")
+    framework = scenario.framework
+    rounds = framework.horizon_s / framework.factory_interval_s
+    if rounds > MAX_FACTORY_ROUNDS:
+        _fail("framework.factory_interval_s", f"{_number(framework.factory_interval_s)} s gives "
+              f"{_number(rounds)} factory rounds before framework.horizon_s "
+              f"({_number(framework.horizon_s)} s); at most {MAX_FACTORY_ROUNDS:.0e} run in "
+              "reasonable time")  # fmt: skip
 
 
 def check_swf_replay(scenario: Any) -> None:
@@ -180,13 +190,19 @@ def check_swf_replay(scenario: Any) -> None:
     from gridsim.workloads.swf import SwfFormatError
 
     try:
-        load_log(scenario)
+        log = load_log(scenario)
     except (ScenarioError, SwfFormatError):
         raise
     except ValueError as error:  # no job left to replay
         raise ScenarioError(str(error)) from None
     nodes = sum(node_class.count for node_class in scenario.platform.node_classes)
-    _check_memory("platform.node_classes", nodes, "nodes", BYTES_PER_NODE * nodes)
+    field = "platform.node_classes"
+    if not nodes:  # one node per processor of the log's machine
+        nodes = log.machine_processors or 0
+        field = ("workload.mapping.machine_processors"
+                 if scenario.workload.mapping.machine_processors
+                 else f"workload.path: MaxProcs of {scenario.workload.source().name}")  # fmt: skip
+    _check_memory(field, nodes, "nodes", BYTES_PER_NODE * nodes)
 
 
 CHECKS: dict[str, Callable[[Any], None]] = {

@@ -19,6 +19,8 @@ from gridsim.experiments.store import (
     StoreError,
     chunk_path,
     combined_sources,
+    committed_chunks,
+    damaged_files,
     done_cells,
     is_store,
     planned_cells,
@@ -31,7 +33,7 @@ def store_manifest(folder: Path) -> dict[str, Any]:
     """The manifest of a result store; StoreError naming the folder otherwise."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise StoreError(f"{folder}: no such folder")
+        raise StoreError(f"{folder}: {'not a folder' if folder.exists() else 'no such folder'}")
     manifest = read_manifest(folder)
     if manifest is None:
         raise StoreError(f"{folder}: not a gridsim results folder (no {MANIFEST})")
@@ -56,9 +58,18 @@ def merge(folders: list[Path], out: Path, command: str) -> dict[str, Any]:
     resolved = {folder.resolve() for folder in folders}
     if Path(out).resolve() in resolved:
         raise StoreError(f"{out}: is one of the folders merged; merge into a new folder")
+    if Path(out).exists() and not Path(out).is_dir():
+        raise StoreError(f"{out}: exists and is not a folder; merge into a new folder")
     if Path(out).exists() and any(Path(out).iterdir()):
         raise StoreError(f"{out}: exists and is not empty; merge into a new folder")
     sources = combined_sources(folders, manifests)
+    for folder in folders:
+        damaged = damaged_files(folder, committed_chunks(folder))
+        if damaged:
+            path, why = damaged[0]
+            more = f" (and {len(damaged) - 1} more)" if len(damaged) > 1 else ""
+            raise StoreError(f"{path}: {why}{more}; nothing merged (running the scenario into "
+                             f"{folder} again recomputes its cells)")  # fmt: skip
     fresh = {k: v for k, v in manifests[0].items() if k not in ("history", "done", "planned")}
     store = FolderStore.open(Path(out), fresh)
     try:
@@ -141,7 +152,13 @@ def describe(folder: Path) -> str:
     for cells in [header, *rows]:
         lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip())
     state = "complete" if not total_missing else f"{total_missing} cells missing"
-    lines += ["", f"cells: {total_done} done, {state}", "", "history:"]
+    lines += ["", f"cells: {total_done} done, {state}"]
+    damaged = damaged_files(folder, committed_chunks(folder))
+    if damaged:
+        lines.append(f"damaged files ({len(damaged)}; running the scenario into this folder "
+                     "again recomputes their cells):")  # fmt: skip
+        lines += [f"  {path}: {why}" for path, why in damaged]
+    lines += ["", "history:"]
     for entry in manifest.get("history", []):
         what = entry.get("status") or "did not finish (killed?)"
         counts = ""

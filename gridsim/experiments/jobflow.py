@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -266,7 +266,7 @@ def run_replication(
                 trace = simulate_with_faults(instance, criterion, faults, scenario.priority)
             elapsed = time.perf_counter() - began
             job_table = pd.DataFrame(trace.job_records())
-            task_table = pd.DataFrame(trace.task_records())
+            task_table = task_frame(trace.task_records())
             metrics = run_metrics(
                 job_table, task_table, len(instance.nodes), scenario.slowdown_threshold
             )
@@ -279,6 +279,19 @@ def run_replication(
         "jobs": pd.concat(jobs, ignore_index=True),
         "tasks": pd.concat(tasks, ignore_index=True),
     }
+
+
+#: The tasks table's columns and types (also when a run has no task: every job rejected on
+#: a machine without local load).
+TASK_COLUMNS = {"job_id": "int64", "node": "int64", "performance": "float64",
+                "start": "float64", "end": "float64", "kind": "str"}  # fmt: skip
+
+
+def task_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
+    """The tasks of one simulation as a table with :data:`TASK_COLUMNS`."""
+    if records:
+        return pd.DataFrame(records)
+    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in TASK_COLUMNS.items()})
 
 
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:

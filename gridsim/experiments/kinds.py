@@ -31,8 +31,8 @@ class Kind:
 KINDS: dict[str, Kind] = {
     "window_search": Kind("gridsim.experiments.window_search", "WindowSearchScenario"),
     "jobflow": Kind("gridsim.experiments.jobflow", "JobFlowScenario"),
-    "batch": Kind("gridsim.scheduling.batch.experiment", "BatchScenario"),
-    "cloud": Kind("gridsim.cloud.experiment", "CloudScenario"),
+    "batch": Kind("gridsim.experiments.batch", "BatchScenario"),
+    "cloud": Kind("gridsim.experiments.cloud", "CloudScenario"),
     "swf_replay": Kind("gridsim.experiments.swf_replay", "SwfReplayScenario"),
 }
 

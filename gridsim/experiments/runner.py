@@ -172,6 +172,11 @@ def _run(experiment, seed, planned, store, wanted, shard, jobs, cluster, command
     missing = {p: reps for p, reps in missing.items() if reps}
     skipped = sum(len(reps & done.get(p, set())) for p, reps in planned.items())
     to_run = sum(len(reps) for reps in missing.values())
+    damaged = getattr(store, "damaged", [])
+    if damaged and say:
+        first, why = damaged[0]
+        more = f" (and {len(damaged) - 1} more)" if len(damaged) > 1 else ""
+        say(f"{first}: {why}{more}; its cells run again")
     if skipped and say:
         say(f"{store.path}: {skipped} of {skipped + to_run} cells (point, replication) already "
             f"done, running the {to_run} missing")  # fmt: skip

@@ -65,15 +65,19 @@ def now() -> str:
 # ---- reading ---------------------------------------------------------------------------------
 
 
-def read_manifest(folder: Path) -> dict[str, Any] | None:
-    """The folder's manifest, or None when it has none."""
+def read_manifest(folder: Path, integrity: bool = True) -> dict[str, Any] | None:
+    """The folder's manifest, or None when it has none; StoreError naming the file and
+    field if it cannot be used (:func:`gridsim.experiments.manifests.check_manifest`)."""
+    from gridsim.experiments.manifests import check_manifest
+
     path = Path(folder) / MANIFEST
     if not path.exists():
         return None
     try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as error:
-        raise StoreError(f"{folder}: unreadable {MANIFEST}: {error}") from None
+        manifest = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise StoreError(f"{path}: unreadable ({error})") from None
+    return check_manifest(path, manifest, integrity)
 
 
 def is_store(manifest: dict[str, Any] | None) -> bool:
@@ -103,7 +107,7 @@ def read_table(sources: Iterable[tuple[Path, Chunk]], name: str) -> pd.DataFrame
         path = chunk_path(folder, name, chunk)
         if not path.exists():
             continue
-        table = pq.read_table(path)
+        table = read_parquet(path)
         if table.num_rows:
             tables.append(table)
         elif empty is None:
@@ -113,6 +117,45 @@ def read_table(sources: Iterable[tuple[Path, Chunk]], name: str) -> pd.DataFrame
     schema = tables[0].schema
     conformed = [t if t.schema.equals(schema) else _conform(t, schema) for t in tables]
     return pa.concat_tables(conformed).to_pandas()
+
+
+def read_parquet(path: Path) -> pa.Table:
+    """The Parquet file at ``path``; StoreError naming it if it is damaged (cut short,
+    overwritten, not Parquet)."""
+    try:
+        return pq.read_table(path)
+    except (pa.ArrowException, OSError) as error:
+        raise StoreError(f"{path}: {damage(error)}; running the scenario into its results "
+                         "folder again recomputes its cells") from None  # fmt: skip
+
+
+def damage(error: BaseException) -> str:
+    """What is wrong with a Parquet file, from the error reading it (without its path)."""
+    text = " ".join(str(error).split())
+    text = re.sub(r"^Could not open Parquet input source '[^']*': ", "", text)
+    text = text.replace("Parquet magic bytes not found in footer. Either the file is corrupted "
+                        "or this is not a parquet file", "not Parquet, or cut short")  # fmt: skip
+    text = text.replace("Parquet file size is 0 bytes", "empty")
+    return f"damaged Parquet file ({text.rstrip('.')})"
+
+
+def damaged_files(folder: Path, chunks: Iterable[Chunk]) -> list[tuple[Path, str]]:
+    """The files of ``chunks`` whose Parquet footer cannot be read, with what is wrong.
+
+    Cost: one footer read per file (damage inside a readable footer shows when the table is
+    read, by :func:`read_parquet`).
+    """
+    found = []
+    names = table_names(folder) if Path(folder).is_dir() else []
+    for chunk in chunks:
+        for name in names:
+            path = chunk_path(folder, name, chunk)
+            if path.exists():
+                try:
+                    pq.read_metadata(path)
+                except (pa.ArrowException, OSError) as error:
+                    found.append((path, damage(error)))
+    return found
 
 
 def chunk_path(folder: Path, name: str, chunk: Chunk) -> Path:
@@ -169,6 +212,8 @@ class FolderStore:
         self._lock = lock
         self._schemas: dict[str, pa.Schema] = {}
         self._done = done_cells(path)
+        #: Damaged chunk files found on opening (their chunks were dropped, to run again).
+        self.damaged: list[tuple[Path, str]] = []
 
     @classmethod
     def open(cls, path: Path, manifest: dict[str, Any], overwrite: bool = False) -> FolderStore:
@@ -177,14 +222,21 @@ class FolderStore:
         path = Path(path)
         if path.exists() and not path.is_dir():
             raise StoreError(f"{path}: exists and is not a folder")
+        gridsims = path.is_dir() and ((path / MANIFEST).exists() or any(
+            _is_table_dir(p) for p in path.iterdir() if p.is_dir()
+        ))  # fmt: skip
+        if path.is_dir() and not gridsims:
+            _check_no_other_files(path)
         path.mkdir(parents=True, exist_ok=True)
         lock = acquire_lock(path)
         try:
-            existing = read_manifest(path)
-            if existing is not None and overwrite:
+            if gridsims and overwrite:
                 clear(path)
-                existing = None
-            if existing is not None:
+            elif gridsims:
+                existing = read_manifest(path, integrity=False)
+                if existing is None:
+                    raise StoreError(f"{path}: holds result tables but no {MANIFEST}; use "
+                                     "--overwrite to replace them, or another folder")  # fmt: skip
                 difference = experiment_difference(existing, manifest, "in the folder", "asked")
                 if difference:
                     raise StoreError(
@@ -192,11 +244,10 @@ class FolderStore:
                         "use --overwrite to replace it, or another folder"
                     )
                 manifest = {**existing, **_fresh_fields(manifest)}
-            elif any(_is_table_dir(p) for p in path.iterdir() if p.is_dir()):
-                raise StoreError(f"{path}: holds result tables but no {MANIFEST}; "
-                                 "use --overwrite to replace them, or another folder")  # fmt: skip
             remove_leftovers(path)
+            damaged = drop_damaged_chunks(path)
             store = cls(path, manifest, lock)
+            store.damaged = damaged
         except BaseException:
             release_lock(lock)
             raise
@@ -340,12 +391,40 @@ def remove_leftovers(folder: Path) -> None:
     for table_dir in (p for p in folder.iterdir() if p.is_dir() and _is_table_dir(p)):
         for point_dir in table_dir.iterdir():
             for file in point_dir.iterdir():
-                temporary = file.name.startswith(".") and ".tmp-" in file.name
+                temporary = _temporary(file)
                 orphan = table_dir.name != "runs" and _parse_chunk(point_dir, file) not in done
                 if temporary or orphan:
                     file.unlink()
     for file in folder.glob(".*.tmp-*"):
         file.unlink()
+
+
+def _check_no_other_files(folder: Path) -> None:
+    """StoreError if ``folder`` (not a results folder) holds anything but hidden files (a
+    lock, leftover temporaries, marks): results are not mixed into a folder of other files."""
+    others = sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
+    if others:
+        shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+        raise StoreError(f"{folder}: not empty ({shown}) and not a results folder; name a "
+                         "new or empty folder")  # fmt: skip
+
+
+def _temporary(path: Path) -> bool:
+    """A file being written (or left by a killed run): renamed into place when whole."""
+    return path.name.startswith(".") and ".tmp-" in path.name
+
+
+def drop_damaged_chunks(folder: Path) -> list[tuple[Path, str]]:
+    """Remove the chunks one of whose files is damaged (so that their cells run again);
+    the damaged files and what was wrong with each."""
+    damaged = damaged_files(folder, committed_chunks(folder))
+    for path, _ in damaged:
+        chunk = _parse_chunk(path.parent, path)
+        if chunk is not None:
+            chunk_path(folder, "runs", chunk).unlink(missing_ok=True)
+    if damaged:
+        remove_leftovers(folder)  # the other files of the dropped chunks
+    return damaged
 
 
 def clear(folder: Path) -> None:

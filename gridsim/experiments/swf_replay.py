@@ -88,7 +88,9 @@ class WorkloadConfig(Strict):
     @classmethod
     def _exists(cls, value: str | None) -> str | None:
         if value is not None and not Path(value).expanduser().is_file():
-            raise ValueError(f"no such log file: {value}")
+            there = Path(value).expanduser().exists()
+            raise ValueError(f"{value} is a folder, not a log file" if there
+                             else f"no such log file: {value}")  # fmt: skip
         return value
 
     def source(self) -> Path:

@@ -30,6 +30,7 @@ def reproduce(
     out_dir: Path | None = None,
     progress: bool = True,
     cache: dict | None = None,
+    overwrite: bool = False,
 ) -> tuple[pd.DataFrame, str]:
     """Run ``figure``'s scenario and compare; (table, its text). ``cache`` shares runs of
     one scenario between figures (``--all``)."""
@@ -44,7 +45,13 @@ def reproduce(
         else:
             folder = None if out_dir is None else out_dir / figure.scenario.removesuffix(".yaml")
             tables = run_figure_scenario(
-                figure, count, overrides, jobs=jobs, out_dir=folder, progress=progress
+                figure,
+                count,
+                overrides,
+                jobs=jobs,
+                out_dir=folder,
+                progress=progress,
+                overwrite=overwrite,
             )
             if cache is not None:
                 cache[key] = tables

@@ -23,6 +23,7 @@ import yaml
 
 from gridsim.analysis.stats import mean_interval
 from gridsim.config import ScenarioError, ScenarioLoader, read_yaml
+from gridsim.errors import UserError
 from gridsim.experiments.grid import set_path
 from gridsim.experiments.kinds import load_scenario
 from gridsim.reproduce.catalogue import Figure, Row
@@ -51,22 +52,31 @@ class Tables:
 
 def scenario_with_overrides(path: Path, overrides: Sequence[str]) -> tuple[Any, str]:
     """The scenario at ``path`` with ``KEY.PATH=VALUE`` overrides applied (YAML values;
-    ``providers.*.vm_failure_rate_per_h=0.1`` sets it in every list element)."""
+    ``providers.*.vm_failure_rate_per_h=0.1`` sets it in every list element). A UserError
+    names the ``--set`` at fault."""
     document, text = read_yaml(path)
     for item in overrides:
         key, separator, value = item.partition("=")
         if not separator or not key:
-            raise ScenarioError(f"--set {item!r}: expected KEY=VALUE, e.g. environment.nodes=32")
+            raise UserError(f"--set {item}", "expected KEY=VALUE, e.g. environment.nodes=32")
         try:
             parsed = yaml.load(value, Loader=ScenarioLoader)  # a SafeLoader
         except yaml.YAMLError:
-            raise ScenarioError(f"--set {item!r}: the value is not valid YAML") from None
-        set_path(document, key.split("."), parsed, where=f"--set {item!r}")
-    if overrides:
-        text = f"# {path.name} with --set {' '.join(overrides)}\n" + yaml.safe_dump(
-            document, sort_keys=False
-        )
-    return load_scenario(text)
+            raise UserError(f"--set {item}", "the value is not valid YAML") from None
+        try:
+            set_path(document, key.split("."), parsed, where=key)
+        except ScenarioError as error:
+            raise UserError(f"--set {item}", f"{error} (in {path.name})") from None
+    if not overrides:
+        return load_scenario(text)
+    text = f"# {path.name} with --set {' '.join(overrides)}\n" + yaml.safe_dump(
+        document, sort_keys=False
+    )
+    try:
+        return load_scenario(text)
+    except ScenarioError as error:
+        shown = " ".join(f"--set {item}" for item in overrides)
+        raise UserError(shown, f"{error} (in {path.name})") from None
 
 
 def run_figure_scenario(
@@ -77,12 +87,16 @@ def run_figure_scenario(
     out_dir: Path | None = None,
     progress: bool = True,
     command: str | None = None,
+    overwrite: bool = False,
 ) -> Tables:
     """Run the figure's scenario; the tables the rows are measured on.
 
-    Without ``out_dir`` the run still streams its per-job and per-task tables to a temporary
-    folder (2000 job-flow replications hold millions of rows); only the tables the rows need
-    are kept.
+    ``out_dir`` is an ordinary results folder: a reproduction that was stopped resumes from
+    it, a folder of another scenario is refused unless ``overwrite``. The rows are measured on
+    replications ``0..replications-1`` only, so a folder that holds more gives the same
+    figures as a run of exactly ``replications``. Without ``out_dir`` the run still streams its
+    per-job and per-task tables to a temporary folder (2000 job-flow replications hold millions
+    of rows); only the tables the rows need are kept.
     """
     from gridsim.experiments.runner import run_experiment
 
@@ -95,14 +109,25 @@ def run_figure_scenario(
             replications=replications,
             jobs=jobs,
             out_dir=Path(where),
-            overwrite=True,  # the figure's own folder: replaced on every reproduction
+            overwrite=overwrite,
             command=command,
             progress=progress,
         )
+        if result.status == "interrupted":
+            raise KeyboardInterrupt  # Ctrl-C: the command ends as interrupted; rerun resumes
         if result.status != "complete":
-            raise RuntimeError(f"{figure.scenario}: run {result.status}: {result.error}")
-        runs = derived_columns(scenario.kind, result.tables["runs"])
-        return Tables(runs, result.tables.get("progress"))
+            failure = result.exception or RuntimeError(f"run {result.status}: {result.error}")
+            failure.add_note(f"reproducing {figure.id} from {figure.scenario}")
+            raise failure
+        runs = derived_columns(scenario.kind, _first(result.tables["runs"], replications))
+        return Tables(runs, _first(result.tables.get("progress"), replications))
+
+
+def _first(table: pd.DataFrame | None, replications: int) -> pd.DataFrame | None:
+    """The rows of replications ``0..replications-1`` (a resumed folder may hold more)."""
+    if table is None or "replication" not in table.columns:
+        return table
+    return table[table["replication"] < replications].reset_index(drop=True)
 
 
 def derived_columns(kind: str, runs: pd.DataFrame) -> pd.DataFrame:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from itertools import accumulate
 
 
@@ -52,6 +53,7 @@ class CountingProfile:
         # running maximum of _free, valid for its first _valid entries (extended on demand)
         self._most_free: list[int] = []
         self._valid = 0
+        self.scans = 0  # searches made by compress (jobs that passed the cheap test)
 
     def __len__(self) -> int:
         return len(self._times)
@@ -80,21 +82,6 @@ class CountingProfile:
         if self._times[0] < now:
             self._times[0] = now
 
-    def _breakpoint(self, time: float) -> int:
-        """Index of the step starting at ``time``, splitting a step if needed."""
-        i = self._step_at(time)
-        if self._times[i] == time:
-            return i
-        self._times.insert(i + 1, time)
-        self._free.insert(i + 1, self._free[i])
-        return i + 1
-
-    def _merge(self, i: int) -> None:
-        """Remove the breakpoint ``i`` if its step holds the count of the step before."""
-        free = self._free
-        if 0 < i < len(free) and free[i] == free[i - 1]:
-            del self._times[i], free[i]
-
     def add(self, start: float, end: float, processors: int) -> None:
         """Occupy ``processors`` (release if negative) over ``[start, end)``.
 
@@ -103,19 +90,52 @@ class CountingProfile:
         """
         if end <= start:
             return
-        if start < self._times[0]:
-            raise ValueError(f"[{start}, {end}) starts before the profile ({self._times[0]})")
-        first = self._breakpoint(start)
-        last = self._breakpoint(end) if end != math.inf else len(self._times)
-        covered = [count - processors for count in self._free[first:last]]
+        times, free = self._times, self._free
+        if start < times[0]:
+            raise ValueError(f"[{start}, {end}) starts before the profile ({times[0]})")
+        i = bisect_right(times, start) - 1  # the step holding start
+        if i + 1 == len(times) or times[i + 1] >= end:  # [start, end) inside step i
+            count = free[i] - processors
+            if count < 0:
+                raise ValueError(f"over-committed: {processors} processors on [{start}, {end})")
+            if count > self.processors:
+                raise ValueError(f"released more than was held on [{start}, {end})")
+            # A range ending where the step ends with the next step's new count, or starting
+            # where it starts with the previous step's, only moves one breakpoint: the free
+            # counts (and their running maximum) stay as they are.
+            ends_step = i + 1 < len(times) and times[i + 1] == end
+            if times[i] < start and ends_step and free[i + 1] == count:
+                times[i + 1] = start
+                return
+            joins_previous = i > 0 and free[i - 1] == count and end != math.inf
+            if times[i] == start and not ends_step and joins_previous:
+                times[i] = end
+                return
+        # the general case, written out (this is the inner loop of compression): split the
+        # steps at start and end, change the counts between, merge equal neighbours
+        if times[i] != start:
+            i += 1
+            times.insert(i, start)
+            free.insert(i, free[i - 1])
+        if end == math.inf:
+            j = len(times)
+        else:
+            j = bisect_left(times, end, i)
+            if j == len(times) or times[j] != end:
+                times.insert(j, end)
+                free.insert(j, free[j - 1])
+        covered = [count - processors for count in free[i:j]]
         if min(covered) < 0:
             raise ValueError(f"over-committed: {processors} processors on [{start}, {end})")
         if max(covered) > self.processors:
             raise ValueError(f"released more than was held on [{start}, {end})")
-        self._free[first:last] = covered
-        self._merge(last)  # the later one first: merging it moves no earlier index
-        self._merge(first)
-        self._valid = min(self._valid, first)  # steps before `first` neither changed nor moved
+        free[i:j] = covered
+        if j < len(free) and free[j] == free[j - 1]:  # the later one first: no index moves
+            del times[j], free[j]
+        if i > 0 and free[i] == free[i - 1]:
+            del times[i], free[i]
+        if i < self._valid:  # steps before i neither changed nor moved
+            self._valid = i
 
     def release(self, start: float, end: float, processors: int) -> None:
         """Free ``processors`` over ``[start, end)`` (undo an :meth:`add`)."""
@@ -234,3 +254,92 @@ class CountingProfile:
                 i += 1
             if i == stop or times[i] - start >= duration:
                 return start
+
+    def compress(
+        self,
+        now: float,
+        queue: dict[int, float],
+        processors: Sequence[int],
+        duration: Sequence[float],
+    ) -> list[tuple[int, float]]:
+        """One compression pass over ``queue`` (job -> reservation, in priority order).
+
+        Every job whose :meth:`earliest_move` finds a start is moved there
+        (:meth:`move`) before the next job is looked at, exactly as the loop
+        ``may_move``, ``earliest_move``, ``move`` per job; returns the ``(job, new start)``
+        moves in order (``queue`` itself is not changed). The profile's left edge must be
+        ``now``.
+
+        Why one method: on a long queue this loop is most of a replay's time, and method
+        calls cost more than the work of a check (a comparison and a bisection) or of a
+        short move. Two shortcuts give the same answers as the plain calls:
+
+        * the scan for the first step with enough free processors bisects the running
+          maximum (non-decreasing) instead of walking the steps before it;
+        * jobs of the same processors and duration (a user's series of identical jobs) do
+          not walk the same runs again: once a scan has found every run of ``p`` free
+          processors ending by a time ``T`` shorter than ``e``, a later job of the same
+          ``(p, e)`` whose reservation is after ``T`` starts its scan at ``T`` (those runs
+          end before its reservation, so they are too short for it too, and its latest
+          start, if earlier, is before the next run anyway). Taking processors never
+          lengthens a run, so only a move that frees processors at or before ``T`` (its
+          old place, from ``max(new end, old start)``) forgets ``T``.
+        """
+        times, free, most_free = self._times, self._free, self._most_free
+        moves: list[tuple[int, float]] = []
+        # (processors, duration) -> a time T: every run of that many free processors ending
+        # by T is shorter than the duration (see the docstring)
+        too_short: dict[tuple[int, float], float] = {}
+        for job, reserved in queue.items():
+            if reserved <= now:
+                continue
+            p = processors[job]
+            stop = bisect_left(times, reserved)  # the steps before the reservation
+            if free[stop - 1] >= p:
+                latest = reserved  # a run reaches the reservation
+                need = stop
+            else:
+                latest = reserved - duration[job]  # the task must fit whole before it
+                need = bisect_right(times, latest)
+                if need == 0:
+                    continue
+            valid = self._valid
+            if need > valid:  # extend the running maximum over the steps asked about
+                before = most_free[valid - 1] if valid else 0
+                most_free[valid:] = accumulate(free[valid:need], max, initial=before)
+                del most_free[valid]
+                self._valid = valid = need
+            if most_free[need - 1] < p:
+                continue  # no step before `latest` has enough free: cannot move
+            self.scans += 1
+            e = duration[job]
+            i = bisect_left(most_free, p, 0, need)  # the first step with enough free
+            key = (p, e)
+            known = too_short.get(key)
+            if known is not None and known < reserved:
+                i = max(i, bisect_right(times, known) - 1)  # a step with fewer than p free
+            last_end = None
+            while True:
+                while i < stop and free[i] < p:
+                    i += 1
+                if i == stop:
+                    break
+                run_start = times[i]
+                if run_start > latest:
+                    break
+                start = run_start if run_start > now else now
+                i += 1
+                while i < stop and free[i] >= p:
+                    i += 1
+                if i == stop or times[i] - start >= e:
+                    self.move(reserved, start, e, p)
+                    moves.append((job, start))
+                    released = start + e if start + e > reserved else reserved
+                    for other in [k for k, end in too_short.items() if end >= released]:
+                        del too_short[other]
+                    break
+                last_end = times[i]
+            if last_end is not None and (known is None or last_end > known):
+                too_short[key] = last_end
+        return moves
+        return moves

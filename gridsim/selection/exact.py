@@ -18,6 +18,15 @@ from gridsim.selection.subset import best_subset
 _LAGRANGE_BLOCK = 32
 
 
+def _margin(value: float) -> float:
+    """How far below ``value`` a bound still counts as reaching it: bounds and values add the
+    same terms in other orders, so they may differ by rounding. Relative to ``value`` (as in
+    the criteria's pruning), since an absolute margin vanishes in the rounding of large values
+    (above about 3e7 for 1e-9) and a window tying the best one would then be pruned before
+    its tie-break is compared."""
+    return 1e-9 * (abs(value) + 1.0) if math.isfinite(value) else 1e-9
+
+
 def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> _Choice | None:
     """Exact subset allocation at every step whose bound can still beat ``incumbent``.
 
@@ -45,6 +54,7 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> 
     if rows and count and not np.isfinite(step.budget_left).any() and np.isfinite(bound).all():
         return _best_unlimited(step, top, bound, incumbent)
     best = incumbent
+    margin = 0.0 if best is None else _margin(best.key[0])
     order = np.lexsort((np.arange(rows), -bound))
     relaxed = np.full(rows, np.nan)  # Lagrangian bounds, computed a block of rows at a time
     # The loop reads Python floats: many rows often tie with the best (symmetric nodes) and
@@ -60,16 +70,16 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> 
         if not math.isfinite(row_bound):
             break
         if best is not None:
-            if row_bound + 1e-9 < best.key[0]:
+            if row_bound + margin < best.key[0]:
                 break  # rows are in bound order: none of the rest can reach the best
-            if (row_bound + 1e-9, 0.0, performance[row], negative_start[row]) <= best.key:
+            if (row_bound + margin, 0.0, performance[row], negative_start[row]) <= best.key:
                 continue  # equal bound: a later row may still win the tie-break
         if top_fits[row]:
             picks, value = top[row], top_value[row]
         else:
             members = np.flatnonzero(step.member[row])
             row_values, row_costs = values[row, members], step.cost[row, members]
-            floor = -np.inf if best is None else best.key[0] - float(sigma_values[row]) - 1e-9
+            floor = -np.inf if best is None else best.key[0] - float(sigma_values[row]) - margin
             if best is not None:
                 if np.isnan(relaxed[row]):
                     block = order[position : position + _LAGRANGE_BLOCK]
@@ -85,6 +95,7 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> 
             value = float(sigma_values[row] + values[row, picks].sum())
         if best is None or (value, 0.0, performance[row], negative_start[row]) > best.key:
             best = step.choice(row, value, 0.0, step.columns[picks])  # ties keep the first
+            margin = _margin(value)
     return best if best is not incumbent else None
 
 

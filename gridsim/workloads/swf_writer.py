@@ -95,8 +95,10 @@ def write_swf(
     missing = [name for name in ("job_id", "submit_time", "run_time") if name not in jobs]
     if missing:
         raise ValueError(f"write_swf needs columns {missing}, got {list(jobs.columns)}")
-    values = swf_values(jobs)
-    text = _header_text(header, fields or {}, notes, values) + _body_text(values)
+    with np.errstate(over="ignore", invalid="ignore"):  # infinities: refused just below
+        values = swf_values(jobs)
+    body = _body_text(values)  # first: it refuses values no SWF integer holds
+    text = _header_text(header, fields or {}, notes, values) + body
     path = Path(path)
     data = text.encode("utf-8")
     if path.suffix == ".gz":
@@ -239,5 +241,9 @@ def _start_and_end(header: SwfHeader, values: dict[str, np.ndarray]) -> dict[str
 
 def _date(unix_time: int, zone) -> str:
     """``Mon Sep 23 14:00:31 CEST 1996``: the form of the archive's StartTime and EndTime."""
-    moment = datetime.fromtimestamp(unix_time, tz=zone)
+    try:
+        moment = datetime.fromtimestamp(unix_time, tz=zone)
+    except (OverflowError, OSError, ValueError):
+        raise ValueError(f"time {unix_time} s after 1970 is beyond the dates an SWF header "
+                         "shows (up to the year 9999)") from None  # fmt: skip
     return moment.strftime("%a %b ") + f"{moment.day:2d}" + moment.strftime(" %H:%M:%S %Z %Y")

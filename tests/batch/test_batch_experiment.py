@@ -10,7 +10,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from gridsim.scheduling.batch.experiment import BatchScenario, run_replication, summarise
+from gridsim.experiments.batch import BatchScenario, run_replication, summarise
 
 SCENARIO = Path(__file__).parents[2] / "scenarios" / "batch-alp-amp.yaml"
 

@@ -10,13 +10,13 @@ from matplotlib.figure import Figure
 from pydantic import ValidationError
 
 from gridsim.analysis.stats import confidence_half_width, student_t_quantile_975
-from gridsim.cloud.config import CloudScenario
-from gridsim.cloud.experiment import (
+from gridsim.cloud.plots import plot_overhead, plot_production, plot_task_sizes
+from gridsim.experiments.cloud import (
+    CloudScenario,
     paired_makespan_ratio,
     run_replication,
     summarise,
 )
-from gridsim.cloud.plots import plot_overhead, plot_production, plot_task_sizes
 from gridsim.experiments.kinds import load_scenario
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "cloud-federation-dytss.yaml"

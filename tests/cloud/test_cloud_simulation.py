@@ -10,10 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from property_budget import examples
 
-from gridsim.cloud.config import CloudScenario
-from gridsim.cloud.experiment import run_replication
 from gridsim.cloud.simulation import simulate
 from gridsim.cloud.turnaround import turnaround
+from gridsim.experiments.cloud import CloudScenario, run_replication
 
 
 def test_tasks_without_noise_or_failures_last_exactly_what_the_model_predicts():

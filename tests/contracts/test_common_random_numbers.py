@@ -14,10 +14,10 @@ import pytest
 import yaml
 from kind_scenarios import BY_KIND
 
-from gridsim.cloud import experiment as cloud_experiment
+from gridsim.experiments import batch as batch_experiment
+from gridsim.experiments import cloud as cloud_experiment
 from gridsim.experiments.kinds import load_scenario
 from gridsim.experiments.runner import run_experiment
-from gridsim.scheduling.batch import experiment as batch_experiment
 
 REPLICATIONS = range(2, 4)
 #: Columns that hold measured wall-clock time (differ from run to run).

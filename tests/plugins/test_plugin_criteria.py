@@ -95,7 +95,7 @@ LOAD_ERRORS = {
     "no such module": (
         "no_such_package.rules:Rule",
         r"no_such_package\.rules:Rule: no module named 'no_such_package' \(not installed, "
-        r"and not a file under the working directory .*\)$",
+        r"and no no_such_package\.py in the working directory\)$",
     ),
     "no such class": (
         "plugin_samples:Earliestfinish",

@@ -1,9 +1,10 @@
 """The processor-count availability profile: steps, earliest fits and moves."""
 
 import math
+from itertools import pairwise
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from property_budget import examples
 
@@ -141,3 +142,83 @@ def test_the_step_function_survives_growth_and_forgetting():
     profile.add(300.5, 302.5, 3)  # the cached running maximum follows the change
     assert profile.steps()[:5] == [(300.5, 93), (301, 97), (302, 92), (302.5, 95), (303, 100)]
     assert profile.fits_before(302.9, 97) and not profile.fits_before(302.9, 98)
+
+
+def _brute_free(changes: list[tuple[int, int, int]], machine: int, time: float) -> int:
+    """Free processors at ``time`` after the ``(start, end, processors)`` reservations."""
+    return machine - sum(p for start, end, p in changes if start <= time < end)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 30), st.integers(1, 12), st.integers(1, 3)), max_size=30),
+    st.lists(st.integers(0, 29), max_size=30),
+)
+def test_adds_and_releases_keep_the_step_function_and_no_equal_neighbours(reserve, released):
+    """Random reservations and releases (the fast paths that move one breakpoint included)."""
+    machine = 6
+    profile = CountingProfile(machine, 0.0)
+    held: list[tuple[int, int, int]] = []
+    for start, length, count in reserve:
+        if _free_over(profile.steps(), start, start + length) >= count:
+            profile.add(start, start + length, count)
+            held.append((start, start + length, count))
+    for k in released:
+        if held:
+            start, end, count = held.pop(k % len(held))
+            profile.release(start, end, count)
+    steps = profile.steps()
+    assert all(a[1] != b[1] for a, b in pairwise(steps))
+    for half in range(90):
+        time = half / 2
+        assert _free_over(steps, time, time + 0.5) == _brute_free(held, machine, time)
+
+
+# queued jobs mostly of a few shapes: series of identical jobs are what the pass's memory of
+# too-short runs is for
+job_shapes = st.sampled_from([(4, 1), (6, 2), (3, 2), (8, 3), (2, 1), (5, 4)])
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(job_shapes | st.tuples(st.integers(1, 8), st.integers(1, 4)), min_size=1, max_size=16),
+    st.lists(st.tuples(st.integers(1, 12), st.integers(1, 4)), min_size=1, max_size=4),
+    st.integers(0, 11),
+)
+# a move frees processors before a run the pass remembered as too short for a (4, 1) job
+@example([(4, 1), (4, 4), (3, 2), (2, 1), (4, 4), (4, 1), (2, 1)], [(11, 3), (4, 3), (2, 3)], 1)
+def test_a_compression_pass_is_the_plain_loop_of_tests_searches_and_moves(queued, running, now):
+    """``compress`` moves the jobs the per-job loop (may_move, earliest_move, move) moves."""
+
+    def planned() -> tuple[CountingProfile, dict[int, float]]:
+        """Running jobs from 0, queued jobs at their earliest fits, the first running job
+        ending early at ``now``."""
+        profile = CountingProfile(6, 0.0)
+        started = []
+        for length, count in running:
+            if _free_over(profile.steps(), 0, length) >= count:
+                profile.add(0, length, count)
+                started.append((length, count))
+        queue = {}
+        for job, (length, count) in enumerate(queued):
+            queue[job] = profile.earliest_fit(0, count, length)
+            profile.add(queue[job], queue[job] + length, count)
+        length, count = started[0]
+        profile.forget_before(now)
+        if now < length:
+            profile.release(now, length, count)
+        return profile, queue
+
+    processors = [count for _, count in queued]
+    duration = [float(length) for length, _ in queued]
+    profile, queue = planned()
+    expected = []
+    for job, reserved in queue.items():
+        if reserved > now and profile.may_move(processors[job], duration[job], reserved):
+            new = profile.earliest_move(now, processors[job], duration[job], reserved)
+            if new is not None:
+                profile.move(reserved, new, duration[job], processors[job])
+                expected.append((job, new))
+    fast, queue = planned()
+    assert fast.compress(now, queue, processors, duration) == expected
+    assert fast.steps() == profile.steps()

@@ -2,7 +2,7 @@
 
 Consumes a slot list (``Profile``) and a batch of jobs; produces alternatives per job
 (``cycle``) and one chosen alternative per job under a budget or a time limit (``optimise``).
-``experiment`` runs the published comparison as a gridsim scenario of kind ``batch``.
+Scenarios of kind ``batch`` run the published comparison through :mod:`gridsim.experiments.batch`.
 """
 
 from gridsim.scheduling.batch.cycle import find_alternatives, subtract

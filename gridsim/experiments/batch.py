@@ -1,4 +1,4 @@
-"""The batch-cycle experiment of [TYTB11, Sec. 5] as a gridsim scenario of kind ``batch``.
+"""Scenario kind ``batch``: the batch-cycle experiment of [TYTB11, Sec. 5].
 
 Consumes a validated ``BatchScenario`` and one ``SeedSequence`` per replication (one cycle);
 produces pandas tables: ``runs`` (one row per policy and goal) and ``jobs`` (the alternative
@@ -47,6 +47,13 @@ REJECTIONS = (
 )  # fmt: skip
 
 
+def _positive_range(value: tuple[float, float]) -> tuple[float, float]:
+    """Field check of a [low, high] range whose numbers must be positive."""
+    if value[0] <= 0:
+        raise ValueError(f"expected positive numbers, got {value}")
+    return value
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -69,12 +76,7 @@ class SlotListSection(_Section):
     price_spread: tuple[float, float] = (0.75, 1.25)
     price_base: float = Field(1.7, gt=0.0)
 
-    @field_validator("length", "performance", "price_spread")
-    @classmethod
-    def _positive(cls, value: tuple[float, float]) -> tuple[float, float]:
-        if value[0] <= 0:
-            raise ValueError(f"expected positive numbers, got {value}")
-        return value
+    _positive = field_validator("length", "performance", "price_spread")(_positive_range)
 
     def parameters(self) -> SlotListParameters:
         return SlotListParameters(**self.model_dump())
@@ -89,12 +91,7 @@ class JobBatchSection(_Section):
     min_performance: tuple[float, float] = (1.0, 2.0)
     price_markup: tuple[float, float] = (1.0, 1.25)
 
-    @field_validator("runtime", "min_performance", "price_markup")
-    @classmethod
-    def _positive(cls, value: tuple[float, float]) -> tuple[float, float]:
-        if value[0] <= 0:
-            raise ValueError(f"expected positive numbers, got {value}")
-        return value
+    _positive = field_validator("runtime", "min_performance", "price_markup")(_positive_range)
 
     def parameters(self, price_base: float) -> BatchParameters:
         return BatchParameters(**self.model_dump(), price_base=price_base)

@@ -1,19 +1,30 @@
-"""Cloud experiments: consumes a validated :class:`CloudScenario` and a replication's
-``SeedSequence``, produces pandas tables (``runs``, ``tasks``, ``progress``) and their summary.
+"""Scenario kind ``cloud``: self-schedulers on a federation of clouds through pilot jobs [RRM].
 
-This is the contract with gridsim's generic runner: ``run_replication`` runs every policy of the
-scenario on the same random instance (common random numbers), ``summarise`` turns the ``runs``
-rows of all replications into per-policy means with 95% confidence half-widths, and
+Consumes a validated :class:`CloudScenario` (its sections are the parameters of
+:mod:`gridsim.cloud.config`) and a replication's ``SeedSequence``; produces pandas tables
+(``runs``, ``tasks``, ``progress``) and their summary. ``run_replication`` runs every policy of
+the scenario on the same random instance (common random numbers), ``summarise`` turns the
+``runs`` rows of all replications into per-policy means with 95% confidence half-widths, and
 ``paired_makespan_ratio`` compares two policies replication by replication.
 """
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
 import numpy as np
 import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, field_validator
 
 from gridsim.analysis.stats import confidence_half_width, summarise_by
-from gridsim.cloud.config import CloudScenario, policy_label
+from gridsim.cloud.config import (
+    ApplicationSection,
+    FrameworkSection,
+    NoiseSection,
+    PolicySpec,
+    ProviderSection,
+    policy_label,
+)
 from gridsim.cloud.simulation import OUTCOME_OK, RunRecord, simulate
 from gridsim.experiments.rejections import Count
 
@@ -35,6 +46,43 @@ PAIRED_METRIC = "makespan_s"
 REJECTIONS = (
     Count("finished", None, "runs unfinished", "samples were left at framework.horizon_s"),
 )
+
+
+class CloudScenario(BaseModel):
+    """A whole YAML document of kind ``cloud``; see docs/cloud.md for the schema."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    kind: Literal["cloud"]
+    seed: Annotated[int, Field(ge=0)]
+    replications: PositiveInt
+    policies: tuple[PolicySpec, ...]
+    application: ApplicationSection = ApplicationSection()
+    framework: FrameworkSection = FrameworkSection()
+    noise: NoiseSection = NoiseSection()
+    providers: tuple[ProviderSection, ...]
+    description: str = ""
+
+    @field_validator("policies")
+    @classmethod
+    def _policies(cls, policies: tuple[PolicySpec, ...]) -> tuple[PolicySpec, ...]:
+        if not policies:
+            raise ValueError("expected at least one policy")
+        labels = [policy_label(policy) for policy in policies]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"policies must be distinct, got {labels}")
+        return policies
+
+    @field_validator("providers")
+    @classmethod
+    def _providers(cls, providers: tuple[ProviderSection, ...]) -> tuple[ProviderSection, ...]:
+        if not providers:
+            raise ValueError("expected at least one provider")
+        names = [provider.name for provider in providers]
+        if len(set(names)) != len(names):
+            raise ValueError(f"provider names must be unique, got {names}")
+        return providers
 
 
 def replication_seeds(
