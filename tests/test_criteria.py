@@ -19,7 +19,6 @@ from gridsim.selection.criteria import (
     build_criterion,
     describe_criteria,
 )
-from gridsim.selection.window_search import Candidates, Joinable, VisitingOrder
 
 PAPER_CRITERIA = {
     "FirstFit", "MinStart", "MinFinish", "MinRuntime", "MinCost", "MaxQ", "MaxQLite",
@@ -246,35 +245,3 @@ def test_criteria_without_a_window_value_bound_say_so():
         is None
     )
     assert build_criterion("MinCost").window_value_bound(np.array([0.0]), 1.0, 1.0, 2) is None
-
-
-@pytest.mark.parametrize("spec", ["CoP", "PAST", {"name": "CoP", "delta2": 3.0}])
-@pytest.mark.parametrize("seed", range(40))
-def test_sigma_bound_ceilings_are_above_the_bounds(spec, seed):
-    # The search computes bounds only where the ceilings say a sigma may be visited.
-    criterion = build_criterion(spec)
-    profile, request = random_instance(seed)
-    slots = Candidates.from_table(profile.slot_table(), request)
-    runtime = request.volume / slots.performance
-    sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
-    joinable = Joinable.of(slots, sigmas, runtime[sigmas], request)
-    bounds = criterion.sigma_bounds(slots, sigmas, runtime[sigmas], request, joinable)
-    ceilings = criterion.sigma_bound_ceilings(slots, sigmas, runtime[sigmas], request.n)
-    assert (bounds <= ceilings).all()
-
-
-@pytest.mark.parametrize("seed", range(40))
-def test_the_visiting_order_computed_lazily_is_the_whole_order(seed):
-    criterion = build_criterion("CoP")
-    profile, request = random_instance(seed)
-    slots = Candidates.from_table(profile.slot_table(), request)
-    runtime = request.volume / slots.performance
-    sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
-    whole = VisitingOrder(slots, sigmas, runtime, request, criterion)
-    whole.extend(len(sigmas))
-    lazy = VisitingOrder(slots, sigmas, runtime, request, criterion)
-    lazy._block = 1  # one sigma at a time: every prefix is settled on its own
-    for end in range(1, len(whole.sigmas) + 1):
-        assert lazy.settle(end, None) >= end
-        np.testing.assert_array_equal(lazy.sigmas[:end], whole.sigmas[:end])
-        np.testing.assert_array_equal(lazy.bounds[:end], whole.bounds[:end])
