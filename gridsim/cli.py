@@ -144,7 +144,7 @@ class _Command(click.Command):
     traceback then)."""
 
     def invoke(self, ctx: click.Context):
-        _Gridsim.debug = bool(ctx.params.get("debug"))
+        _Gridsim.debug = _Gridsim.debug or bool(ctx.params.get("debug"))
         return super().invoke(ctx)
 
 
@@ -206,8 +206,11 @@ def _command_line() -> str:
 
 @click.group(cls=_Gridsim, name="gridsim")
 @click.version_option(package_name="gridsim-sched")
-def main() -> None:
+@click.option("--debug", is_flag=True,
+              help="Print the traceback of a failure, in any command.")  # fmt: skip
+def main(debug: bool) -> None:
     """gridsim: simulate grid and cloud job scheduling policies."""
+    _Gridsim.debug = debug
 
 
 @main.command()
