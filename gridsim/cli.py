@@ -427,7 +427,8 @@ def _one_run(results, table, policy, replication, queue_size, what, point=None):
         points = json.loads((results / "metadata.json").read_text()).get("points") or []
         if point >= len(points):
             raise UserError(
-                f"--point {point}", f"{results} has {len(points)} points (0 to {len(points) - 1})"
+                f"--point {point}",
+                f"{results} has {_count(len(points), 'point')} (0 to {len(points) - 1})",
             )
         values = {k: v for k, v in points[point].items() if k != "point"}
         values = {k: v if not isinstance(v, list | dict) else json.dumps(v, separators=(",", ":"))
@@ -543,6 +544,7 @@ def export(results, fmt, policy, replication, queue_size, point, output, time_un
     from gridsim.analysis.export import export_run
 
     _check_outside_results(output, "--output")
+    _check_export_name(output, fmt)
     jobs = _one_run(results, _results_table(results, "jobs", "export"), policy, replication,
                     queue_size, "jobs", point)  # fmt: skip
     run = f"{policy} replication {replication}"
@@ -553,6 +555,19 @@ def export(results, fmt, policy, replication, queue_size, point, output, time_un
         scale = f" (times scaled by --time-unit {time_unit_s:g})" if time_unit_s != 1 else ""
         raise UserError(results, f"{error}{scale}") from None
     click.echo(f"wrote {output} ({len(jobs)} jobs)")
+
+
+#: The file names each export format writes (a ``.gz`` name is compressed), and what it is.
+_EXPORT_NAMES = {"swf": (".swf", ".swf.gz"), "batsim": (".csv", ".csv.gz")}
+_EXPORT_WRITES = {"swf": "the Standard Workload Format", "batsim": "Batsim's CSV"}
+
+
+def _check_export_name(output: Path, fmt: str) -> None:
+    """Refuse a file name that says the other format (``-o trace.swf`` with batsim's CSV)."""
+    for other, names in _EXPORT_NAMES.items():
+        if other != fmt and output.name.lower().endswith(names):
+            raise UserError(f"--output {output}", f"--format {fmt} writes {_EXPORT_WRITES[fmt]}; "
+                            f"name the file {' or '.join(_EXPORT_NAMES[fmt])}")  # fmt: skip
 
 
 @main.command()
