@@ -504,9 +504,16 @@ def _q_values(slot_start, slot_end, q, cost, start, runtime):
 def _distances(slot_start, slot_end, start, runtime):
     """``L_left`` and ``L_right`` of tasks starting at ``start`` in their slots. A slot open to
     the right (``slot_end = inf``: a job flow's last free slot of a node) has no neighbour
-    there: ``L_right`` is infinite (never ``inf - inf``)."""
-    open_end = np.isposinf(slot_end)
-    right = np.where(open_end, np.inf, np.where(open_end, 0.0, slot_end) - (start + runtime))
+    there: ``L_right`` is infinite (never ``inf - inf``).
+
+    (``np.equal(x, inf)`` rather than ``np.isposinf``, a Python-level wrapper costing more than
+    the comparison: the Lite searches call this on every row of every step.)
+    """
+    open_end = np.equal(slot_end, np.inf)
+    if open_end.any():
+        right = np.where(open_end, np.inf, np.where(open_end, 0.0, slot_end) - (start + runtime))
+    else:  # the same numbers without the two selections
+        right = slot_end - (start + runtime)
     return start - slot_start, right
 
 
@@ -516,9 +523,14 @@ def _nearest(slot_start, slot_end, q, cost, start, runtime):
 
 def _farthest(slot_start, slot_end, q, cost, start, runtime):
     left, right = _distances(slot_start, slot_end, start, runtime)
+    farthest = np.maximum(left, right)
+    # Where the larger distance is finite, neither side is open (a distance of +inf) and the
+    # selections below give the larger one (a -inf side is the smaller): skip them.
+    if np.isfinite(farthest).all():
+        return -farthest
     # A slot with no neighbour on one side (slot_start = -inf, or an open slot_end) has its
     # farthest task on the other side.
-    farthest = np.where(np.isposinf(right), left, np.maximum(left, right))
+    farthest = np.where(right == np.inf, left, farthest)
     return -np.where(np.isinf(left), right, farthest)
 
 
@@ -564,7 +576,7 @@ def _centred(function):
         # infinite and clipped to an end of [lo, hi], and the value is monotone in the start
         # (DEP's nearest task is on the other side, COORD's farthest too): the best of the two
         # ends bounds it.
-        edge = np.isneginf(slot_start) | np.isposinf(slot_end)
+        edge = (slot_start == -np.inf) | (slot_end == np.inf)
         if np.any(edge):
             ends = np.maximum(
                 function(slot_start, slot_end, q, cost, lo, runtime),
@@ -619,6 +631,7 @@ class _DistanceCriterion(SlotCriterion):
     """
 
     max_distance: float = np.inf
+    reads_q_and_cost: ClassVar[bool] = False  # distances read slot ends, start and runtime
 
     def __post_init__(self) -> None:
         if not self.max_distance > 0:
