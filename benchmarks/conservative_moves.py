@@ -33,22 +33,36 @@ CLASSES = (0, 4, 16, 64, 256, 1024, 10**9)
 
 
 def recorded_passes(jobs, machine: int) -> tuple[np.ndarray, float]:
-    """(now, queue, searches, moves, processor seconds) of every compression pass, and the
-    processor time of the whole replay."""
-    passes: list[tuple[float, int, int, int, float]] = []
+    """(now, queue, searches, moves, processor seconds, queued jobs behind the last move) of
+    every compression pass, and the processor time of the whole replay (the last column is
+    counted outside the timed pass, and the recording's own time is left out of the replay's)."""
+    passes: list[tuple[float, int, int, int, float, int]] = []
+    overhead = [0.0]  # processor time of the recording itself, left out of the replay's
 
     class Recording(Conservative):
         def compress(self, now):
             queue, scans, moves = len(self.queue), self.compression_scans, self.compression_moves
+            recording = time.process_time()
+            before = list(self.queue.items())
             began = time.process_time()
             super().compress(now)
             spent = time.process_time() - began
             searched = self.compression_scans - scans
-            passes.append((now, queue, searched, self.compression_moves - moves, spent))
+            # queued jobs behind the last one that moved: what a rule stopping the pass
+            # after its last move could leave unexamined
+            after = queue
+            for position in range(queue - 1, -1, -1):
+                job, reserved = before[position]
+                if self.queue[job] != reserved:
+                    after = queue - 1 - position
+                    break
+            moved = self.compression_moves - moves
+            passes.append((now, queue, searched, moved, spent, after))
+            overhead[0] += time.process_time() - recording - spent
 
     began = time.process_time()
     replay_log(jobs, machine, Recording, record_nodes=False)
-    return np.array(passes), time.process_time() - began
+    return np.array(passes), time.process_time() - began - overhead[0]
 
 
 def main() -> None:
@@ -60,11 +74,11 @@ def main() -> None:
     options = parser.parse_args()
     log = read_swf(options.log)
     passes, whole_cpu = recorded_passes(log.jobs, log.machine_processors)
-    _, queue, searched, moved, spent = passes.T
+    _, queue, searched, moved, spent, behind = passes.T
     print(f"{options.log.name}: {len(log.jobs)} jobs, {len(passes)} compression passes")
     print(
         "queue at pass   passes  queue  searches  moves  us/pass"
-        "  moves/queued  searches/queued  us per queued job"
+        "  moves/queued  searches/queued  us per queued job  behind the last move"
     )
     for low, high in pairwise(CLASSES):
         chosen = (queue >= low) & (queue < high)
@@ -79,6 +93,7 @@ def main() -> None:
             f"{moved[chosen].sum() / max(looked, 1):>14.3f}"
             f"{searched[chosen].sum() / max(looked, 1):>17.3f}"
             f"{1e6 * spent[chosen].sum() / max(looked, 1):>19.2f}"
+            f"{behind[chosen].sum() / max(looked, 1):>22.3f}"
         )
     prefix_jobs = log.jobs.iloc[: options.prefix]
     prefix, prefix_cpu = recorded_passes(prefix_jobs, log.machine_processors)
@@ -87,7 +102,7 @@ def main() -> None:
         (f"first {len(prefix_jobs)} jobs", prefix, prefix_cpu, len(prefix_jobs)),
         ("whole log", passes, whole_cpu, len(log.jobs)),
     ):
-        _, queued, searches, moves, seconds = tally.T
+        _, queued, searches, moves, seconds, _ = tally.T
         per_job[label] = (1e6 * (cpu - seconds.sum()) / jobs, moves.sum() / jobs)
         print(
             f"{label}: per job {1e6 * cpu / jobs:.1f} us ({1e6 * seconds.sum() / jobs:.1f} us of"

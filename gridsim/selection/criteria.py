@@ -400,10 +400,6 @@ class SlotCriterion(Criterion):
             performance=s.performance[slot],
         )
 
-    def _sigma_values(self, step):
-        values = self._values_at(step, step.sigma, step.start, step.runtime)
-        return np.broadcast_to(values, step.start.shape)
-
     def choose(self, step, count, incumbent):
         if self.lite:
             return super().choose(step, count, incumbent)
@@ -476,14 +472,26 @@ class SlotCriterion(Criterion):
         return kept
 
     def row_values(self, step, picks, total):
-        """z of sigma plus z of each row's cheapest members (only those are evaluated)."""
-        values = np.zeros(picks.shape)
-        member = np.flatnonzero(picks.ravel() >= 0)
-        row = member // picks.shape[1]
-        slot = picks.ravel()[member]
+        """z of sigma plus z of each row's cheapest members, for the rows whose members fit
+        the budget (``-inf`` elsewhere: the search drops a row it cannot afford whatever its
+        value); the members and sigma in one ``slot_values`` call.
+
+        Per row the same numbers as evaluating every row: ``z`` is elementwise, and each
+        row's member values are summed in a row of the same layout, then added to sigma's.
+        """
+        rows = np.flatnonzero(total <= step.budget_left)  # inf (too few members) never is
+        count = picks.shape[1]
+        chosen = picks[rows].ravel()
+        member = np.flatnonzero(chosen >= 0)
+        slot = np.concatenate((chosen[member], step.sigma[rows]))
+        row = np.concatenate((rows[member // count], rows))
         z = self._values_at(step, slot, step.start[row], step.runtime[row])
-        values.ravel()[member] = np.broadcast_to(z, member.shape)
-        return self._sigma_values(step) + values.sum(axis=1), None
+        z = np.broadcast_to(z, slot.shape)
+        values = np.zeros((len(rows), count))
+        values.ravel()[member] = z[: len(member)]
+        score = np.full(len(total), -np.inf)
+        score[rows] = z[len(member) :] + values.sum(axis=1)
+        return score, None
 
     def score(self, window, nodes):
         slot_start = np.array([s.start for s in window.slots])
