@@ -1,9 +1,12 @@
 """What a run records about itself (gridsim.experiments.runner): each invocation's history entry,
-the outcome of a stopped run, and the derived ``paired`` table written next to the chunks."""
+the outcome of a stopped run, and the derived ``paired`` table written next to the chunks; and
+what it leaves behind: its progress bar only when asked, no worker processes, the point's
+values in every table row."""
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import re
 import sys
 
@@ -15,8 +18,9 @@ from cloud_scenarios import small_scenario_document
 
 from gridsim.analysis.results import load_table
 from gridsim.experiments import window_search
+from gridsim.experiments.executors import ExecutorError
 from gridsim.experiments.kinds import load_scenario
-from gridsim.experiments.runner import run_experiment
+from gridsim.experiments.runner import run_experiment, with_point_columns
 
 SCENARIO = """\
 name: tiny
@@ -49,6 +53,8 @@ def test_each_invocation_records_its_command_times_replications_and_shard(scenar
     first, second = history(tmp_path)
     assert first["command"] == " ".join(sys.argv)  # the process's own command line
     assert (first["replications"], first["shard"], first["cells_run"]) == ("0:2", "1/2", 2)
+    assert (first["executor"], first["status"], first["error"]) == ("this process", "complete",
+                                                                    None)  # fmt: skip
     assert (second["command"], second["shard"], second["cells_skipped"]) == (
         "gridsim run again", None, 2
     )  # fmt: skip
@@ -81,6 +87,7 @@ def test_a_stopped_run_reports_why_what_it_ran_and_the_exception(
     stored = set(load_table(tmp_path, "runs")["replication"])
     assert 2 not in stored and {0, 1} <= stored  # what finished before the stop is kept
     assert result.cells_run == history(tmp_path)[0]["cells_run"] == len(stored)
+    assert (history(tmp_path)[0]["status"], history(tmp_path)[0]["error"]) == (status, message)
     if status == "failed":
         assert isinstance(result.exception, RuntimeError)
         assert str(result.exception) == "node exploded"
@@ -95,3 +102,39 @@ def test_the_paired_table_is_written_beside_the_chunks_as_the_run_returns_it(tmp
     pdt.assert_frame_equal(written, result.tables["paired"])
     assert written.index.tolist() == list(range(len(written)))
     assert written["baseline"].unique().tolist() == ["EqualChunks(E=6000)"]
+
+
+def test_the_progress_bar_shows_only_when_asked(scenario, tmp_path, capsys):
+    model, text = scenario
+    run_experiment(model, text, replications=2, jobs=1, out_dir=tmp_path / "quiet",
+                   progress=False)  # fmt: skip
+    assert capsys.readouterr().err == ""
+    run_experiment(model, text, replications=2, jobs=1, out_dir=tmp_path / "shown")
+    shown = capsys.readouterr().err
+    assert "tiny" in shown and "2/2" in shown and "this process" in shown
+
+
+def test_a_run_on_local_processes_leaves_none_running(scenario, tmp_path):
+    model, text = scenario
+    result = run_experiment(model, text, jobs=2, out_dir=tmp_path, progress=False)
+    assert history(tmp_path)[0]["executor"] == "2 local processes"
+    assert result.status == "complete" and multiprocessing.active_children() == []
+
+
+def test_a_cluster_address_that_is_not_one_is_the_error_raised(scenario, tmp_path):
+    model, text = scenario
+    with pytest.raises(ExecutorError, match=r"^--cluster 'nowhere': expected local:N"):
+        run_experiment(model, text, cluster="nowhere", out_dir=tmp_path, progress=False)
+
+
+def test_a_point_s_values_are_inserted_after_the_scenario_column_with_their_types():
+    table = pd.DataFrame({"scenario": ["s", "s"], "policy": ["A", "B"], "queue_size": [1, 2]})
+    columns = [("load", 0.5, "float64"), ("nodes", 8, "int64"), ("queue_size", 9, "int64")]
+    added = with_point_columns(table, columns)
+    assert list(added.columns) == ["scenario", "load", "nodes", "policy", "queue_size"]
+    assert added["load"].tolist() == [0.5, 0.5] and added["load"].dtype == "float64"
+    assert added["nodes"].tolist() == [8, 8] and added["nodes"].dtype == "int64"
+    assert added["queue_size"].tolist() == [1, 2]  # what the kind wrote is kept
+    assert list(table.columns) == ["scenario", "policy", "queue_size"]  # not changed in place
+    first = with_point_columns(pd.DataFrame({"x": [1]}), [("load", 0.5, "float64")])
+    assert list(first.columns) == ["load", "x"]  # no scenario column: first
