@@ -138,3 +138,12 @@ def test_a_point_s_values_are_inserted_after_the_scenario_column_with_their_type
     assert list(table.columns) == ["scenario", "policy", "queue_size"]  # not changed in place
     first = with_point_columns(pd.DataFrame({"x": [1]}), [("load", 0.5, "float64")])
     assert list(first.columns) == ["load", "x"]  # no scenario column: first
+
+
+def test_a_request_no_window_meets_is_counted_in_the_folder_s_rejections(tmp_path):
+    model, text = load_scenario(SCENARIO.replace("budget: 200", "budget: 0.01"))
+    run_experiment(model, text, replications=3, jobs=1, out_dir=tmp_path, progress=False)
+    rejections = json.loads((tmp_path / "metadata.json").read_text())["rejections"]
+    assert [(r["policy"], r["count"], r["of"], r["what"]) for r in rejections] == [
+        (policy, 3, 3, "replications without a window") for policy in ("FirstFit", "MinCost")
+    ]  # fmt: skip
