@@ -1,7 +1,7 @@
 """What a run records about itself (gridsim.experiments.runner): each invocation's history entry,
 the outcome of a stopped run, and the derived ``paired`` table written next to the chunks; and
 what it leaves behind: its progress bar only when asked, no worker processes, the point's
-values in every table row."""
+values in every table row and in the summary, points in the grid's order."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 import multiprocessing
 import re
 import sys
+from types import SimpleNamespace
 
 import pandas as pd
 import pandas.testing as pdt
@@ -20,7 +21,7 @@ from gridsim.analysis.results import load_table
 from gridsim.experiments import window_search
 from gridsim.experiments.executors import ExecutorError
 from gridsim.experiments.kinds import load_scenario
-from gridsim.experiments.runner import run_experiment, with_point_columns
+from gridsim.experiments.runner import run_experiment, summarise_points, with_point_columns
 
 SCENARIO = """\
 name: tiny
@@ -147,3 +148,18 @@ def test_a_request_no_window_meets_is_counted_in_the_folder_s_rejections(tmp_pat
     assert [(r["policy"], r["count"], r["of"], r["what"]) for r in rejections] == [
         (policy, 3, 3, "replications without a window") for policy in ("FirstFit", "MinCost")
     ]  # fmt: skip
+
+
+def test_the_summary_has_a_row_per_point_and_policy_in_the_grid_s_order():
+    """Points listed from high load to low stay in that order, each row with its values."""
+    runs = pd.DataFrame({"load": [0.6, 0.6, 0.2, 0.2], "nodes": [8, 8, 4, 4],
+                         "policy": ["B", "A", "B", "A"], "x": [1.0, 2.0, 3.0, 4.0]})  # fmt: skip
+    kind = SimpleNamespace(
+        summarise=lambda part: part.groupby("policy", sort=False)["x"].mean().reset_index()
+    )
+    summary = summarise_points(kind, runs, ("load", "nodes", "not_a_column"))
+    assert list(summary.columns) == ["load", "nodes", "policy", "x"]
+    assert summary.values.tolist() == [[0.6, 8, "B", 1.0], [0.6, 8, "A", 2.0],
+                                       [0.2, 4, "B", 3.0], [0.2, 4, "A", 4.0]]  # fmt: skip
+    assert summarise_points(kind, runs, ()).values.tolist() == [["B", 2.0], ["A", 3.0]]
+    assert summarise_points(kind, runs.iloc[:0], ("load",)).empty
