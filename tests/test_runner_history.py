@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import multiprocessing
 import re
+import subprocess
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
@@ -17,6 +19,7 @@ import pytest
 import yaml
 from cloud_scenarios import small_scenario_document
 
+import gridsim
 from gridsim.analysis.results import load_table
 from gridsim.experiments import window_search
 from gridsim.experiments.executors import ExecutorError
@@ -163,3 +166,22 @@ def test_the_summary_has_a_row_per_point_and_policy_in_the_grid_s_order():
                                        [0.2, 4, "B", 3.0], [0.2, 4, "A", 4.0]]  # fmt: skip
     assert summarise_points(kind, runs, ()).values.tolist() == [["B", 2.0], ["A", 3.0]]
     assert summarise_points(kind, runs.iloc[:0], ("load",)).empty
+
+
+def test_the_manifest_returned_is_the_one_written_as_json(scenario, tmp_path):
+    model, text = scenario
+    in_memory = run_experiment(model, text, replications=1, jobs=1, progress=False)
+    run_experiment(model, text, replications=1, jobs=1, out_dir=tmp_path, progress=False)
+    written = json.loads((tmp_path / "metadata.json").read_text())
+    assert in_memory.metadata["scenario_resolved"] == written["scenario_resolved"]
+    assert written["scenario_resolved"]["environment"]["local_load"]["tasks_per_node"] == [1, 3]
+
+
+def test_the_recorded_commit_is_gridsim_s_wherever_it_runs_from(scenario, tmp_path, monkeypatch):
+    source = Path(gridsim.__file__).parent
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=source, capture_output=True,
+                          text=True, check=False).stdout.strip() or None  # fmt: skip
+    monkeypatch.chdir(tmp_path)  # not a git repository
+    model, text = scenario
+    result = run_experiment(model, text, replications=1, jobs=1, progress=False)
+    assert result.metadata["git_commit"] == head
