@@ -5,13 +5,14 @@ Run on demand (not in the tests):
     python benchmarks/measure_node_replay.py [--log FILE] [--jobs 2000] [--policy BFfinish]
         [--plan reference|gridsim]
 
-Replays the first ``--jobs`` jobs of a log (default: the bundled KTH-SP2 excerpt) on 60
-reference nodes and 40 nodes 1.5x faster at twice the price, under conservative backfilling
-with ``--policy``, with the reference planner (``tests/reference_node_planners.py``) or
-gridsim's, and prints: the processor time in window searches and elsewhere (the machine may
-be shared: processor time depends less on the load than wall time), searches per submission and
-per early finish, queue length and profile slots at compressions, the compression searches
-that moved nothing, and the profile operations (releases and reservations of windows).
+Replays the first ``--jobs`` jobs of a log (default: the bundled KTH-SP2 excerpt) on 60% of
+its processors as reference nodes and 40% as nodes 1.5x faster at twice the price (KTH-SP2:
+60 + 40), under conservative backfilling with ``--policy``, with the reference planner
+(``tests/reference_node_planners.py``) or gridsim's, and prints: the processor time in window
+searches and elsewhere (the machine may be shared: processor time depends less on the load
+than wall time), searches per submission and per early finish, queue length and profile
+slots at compressions, the compression searches that moved nothing, and the profile
+operations (releases and reservations of windows).
 """
 
 from __future__ import annotations
@@ -26,14 +27,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from node_replay_cases import KTH_CLASSES  # noqa: E402
 from reference_node_planners import build_planner as reference_planner  # noqa: E402
 
 from gridsim.experiments.swf_replay import node_level_instance  # noqa: E402
 from gridsim.scheduling.queue_policies import build_planner  # noqa: E402
 from gridsim.selection.criteria import build_criterion  # noqa: E402
 from gridsim.sim.engine import Engine  # noqa: E402
-from gridsim.workloads.platform import log_platform  # noqa: E402
+from gridsim.workloads.platform import LogPlatformConfig, NodeClass, log_platform  # noqa: E402
 from gridsim.workloads.swf import bundled_swf, read_swf  # noqa: E402
 
 
@@ -86,6 +86,16 @@ def instrument(planner, criterion: CountingCriterion) -> dict:
     return stats
 
 
+def two_classes(processors: int) -> LogPlatformConfig:
+    """60% reference nodes and 40% 1.5x faster at twice the price, one node per processor
+    (KTH-SP2: 60 + 40, HPC2N: 144 + 96, as in the whole-log scenarios)."""
+    fast = round(0.4 * processors)
+    return LogPlatformConfig(
+        node_classes=[NodeClass(count=processors - fast, performance=1.0, price=1.0),
+                      NodeClass(count=fast, performance=1.5, price=2.0)],
+    )  # fmt: skip
+
+
 def load() -> str:
     return "load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
 
@@ -98,7 +108,7 @@ def main() -> None:
     parser.add_argument("--plan", choices=["reference", "gridsim"], default="reference")
     options = parser.parse_args()
     log = read_swf(options.log or bundled_swf())
-    platform = log_platform(log.machine_processors, KTH_CLASSES)
+    platform = log_platform(log.machine_processors, two_classes(log.machine_processors))
     instance = node_level_instance(log.jobs.iloc[: options.jobs].reset_index(drop=True), platform)
     criterion = CountingCriterion(build_criterion(options.policy))
     build = reference_planner if options.plan == "reference" else build_planner

@@ -144,7 +144,7 @@ class _Command(click.Command):
     traceback then)."""
 
     def invoke(self, ctx: click.Context):
-        _Gridsim.debug = bool(ctx.params.get("debug"))
+        _Gridsim.debug = _Gridsim.debug or bool(ctx.params.get("debug"))
         return super().invoke(ctx)
 
 
@@ -206,8 +206,11 @@ def _command_line() -> str:
 
 @click.group(cls=_Gridsim, name="gridsim")
 @click.version_option(package_name="gridsim-sched")
-def main() -> None:
+@click.option("--debug", is_flag=True,
+              help="Print the traceback of a failure, in any command.")  # fmt: skip
+def main(debug: bool) -> None:
     """gridsim: simulate grid and cloud job scheduling policies."""
+    _Gridsim.debug = debug
 
 
 @main.command()
@@ -285,13 +288,18 @@ def run(
     _print_rejections(result.metadata.get("rejections") or [])
     done = result.metadata["replications_completed"]
     points = f", {len(experiment.points)} points" if len(experiment.points) > 1 else ""
-    click.echo(f"\nresults: {out}  ({done} replications{points})")
+    click.echo(f"\nresults: {out}  ({_count(done, 'replication')}{points})")
     if result.status == "interrupted":
         click.echo(f"gridsim: interrupted; finished chunks are kept in {out}: run the same "
                    "command to resume", err=True)  # fmt: skip
         sys.exit(130)
     if result.status != "complete":
         _raise_failure(result, out)
+
+
+def _count(number: int, stem: str, one: str = "", many: str = "s") -> str:
+    """``1 replication``, ``2 replications``: a count with its noun in the right number."""
+    return f"{number} {stem}{one if number == 1 else many}"
 
 
 def _print_rejections(rows: list[dict]) -> None:
@@ -309,7 +317,7 @@ def _raise_failure(result, out: Path) -> None:
     replication that failed, a user's (a log that cannot be read) or a bug."""
     failure = result.exception or RuntimeError(f"run {result.status}: {result.error}")
     done = result.metadata.get("replications_completed", 0)
-    failure.add_note(f"the run stopped; {done} replications finished, kept in {out}")
+    failure.add_note(f"the run stopped; {_count(done, 'replication')} finished, kept in {out}")
     raise failure
 
 
@@ -320,7 +328,7 @@ def validate(scenario) -> None:
     experiment = _load(scenario)
     model = experiment.scenario
     if hasattr(model, "policies"):
-        compared = f"{len(model.policies)} policies"
+        compared = _count(len(model.policies), "polic", "y", "ies")
         scheduler = getattr(model, "scheduler", "conservative")
         if scheduler != "conservative":
             name = scheduler if isinstance(scheduler, str) else scheduler.get("name")
@@ -333,9 +341,9 @@ def validate(scenario) -> None:
     points = len(experiment.points)
     click.echo(
         f"{scenario}: valid {model.kind} scenario {model.name!r}, "
-        f"{model.replications} replications, seed {model.seed}, {compared}; "
-        f"{points} point{'s' * (points != 1)} x {model.replications} replications = "
-        f"{points * model.replications} runs"
+        f"{_count(model.replications, 'replication')}, seed {model.seed}, {compared}; "
+        f"{_count(points, 'point')} x {_count(model.replications, 'replication')} = "
+        f"{_count(points * model.replications, 'run')}"
     )
     for point in experiment.points if points > 1 else ():
         click.echo(f"  point {point.index}: {point.label()}")
@@ -419,7 +427,8 @@ def _one_run(results, table, policy, replication, queue_size, what, point=None):
         points = json.loads((results / "metadata.json").read_text()).get("points") or []
         if point >= len(points):
             raise UserError(
-                f"--point {point}", f"{results} has {len(points)} points (0 to {len(points) - 1})"
+                f"--point {point}",
+                f"{results} has {_count(len(points), 'point')} (0 to {len(points) - 1})",
             )
         values = {k: v for k, v in points[point].items() if k != "point"}
         values = {k: v if not isinstance(v, list | dict) else json.dumps(v, separators=(",", ":"))
@@ -535,6 +544,7 @@ def export(results, fmt, policy, replication, queue_size, point, output, time_un
     from gridsim.analysis.export import export_run
 
     _check_outside_results(output, "--output")
+    _check_export_name(output, fmt)
     jobs = _one_run(results, _results_table(results, "jobs", "export"), policy, replication,
                     queue_size, "jobs", point)  # fmt: skip
     run = f"{policy} replication {replication}"
@@ -545,6 +555,19 @@ def export(results, fmt, policy, replication, queue_size, point, output, time_un
         scale = f" (times scaled by --time-unit {time_unit_s:g})" if time_unit_s != 1 else ""
         raise UserError(results, f"{error}{scale}") from None
     click.echo(f"wrote {output} ({len(jobs)} jobs)")
+
+
+#: The file names each export format writes (a ``.gz`` name is compressed), and what it is.
+_EXPORT_NAMES = {"swf": (".swf", ".swf.gz"), "batsim": (".csv", ".csv.gz")}
+_EXPORT_WRITES = {"swf": "the Standard Workload Format", "batsim": "Batsim's CSV"}
+
+
+def _check_export_name(output: Path, fmt: str) -> None:
+    """Refuse a file name that says the other format (``-o trace.swf`` with batsim's CSV)."""
+    for other, names in _EXPORT_NAMES.items():
+        if other != fmt and output.name.lower().endswith(names):
+            raise UserError(f"--output {output}", f"--format {fmt} writes {_EXPORT_WRITES[fmt]}; "
+                            f"name the file {' or '.join(_EXPORT_NAMES[fmt])}")  # fmt: skip
 
 
 @main.command()

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pandas.testing as pdt
 import pytest
 
-from gridsim.experiments.executors import DaskExecutor, ExecutorError, open_executor
+from gridsim.experiments.executors import (
+    QUIET_LOCAL_CLUSTER,
+    DaskExecutor,
+    ExecutorError,
+    open_executor,
+)
 from gridsim.experiments.grid import load_experiment
 from gridsim.experiments.runner import run_experiment
 
@@ -46,3 +51,19 @@ def test_cluster_addresses_are_checked_with_one_line_errors():
         open_executor(None, "somewhere", 4)
     with pytest.raises(ExecutorError, match="cannot reach a Dask scheduler"):
         DaskExecutor("tcp://127.0.0.1:9", timeout_s=1)
+
+
+def _setting(key: str):
+    import dask
+
+    return dask.config.get(key)
+
+
+def test_a_local_cluster_runs_its_workers_with_dask_s_periodic_checks_quietened():
+    executor = DaskExecutor("local:1")
+    try:
+        for key, value in QUIET_LOCAL_CLUSTER.items():
+            assert set(executor._client.run(_setting, key).values()) == {value}, key
+    finally:
+        executor.stop()
+    assert _setting("distributed.worker.profile.enabled") is True  # the caller's untouched

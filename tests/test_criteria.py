@@ -16,10 +16,11 @@ from gridsim.selection.criteria import (
     CRITERIA,
     CriterionError,
     MultipleBest,
+    _farthest,
+    _nearest,
     build_criterion,
     describe_criteria,
 )
-from gridsim.selection.window_search import Candidates, Joinable, VisitingOrder
 
 PAPER_CRITERIA = {
     "FirstFit", "MinStart", "MinFinish", "MinRuntime", "MinCost", "MaxQ", "MaxQLite",
@@ -248,33 +249,34 @@ def test_criteria_without_a_window_value_bound_say_so():
     assert build_criterion("MinCost").window_value_bound(np.array([0.0]), 1.0, 1.0, 2) is None
 
 
-@pytest.mark.parametrize("spec", ["CoP", "PAST", {"name": "CoP", "delta2": 3.0}])
-@pytest.mark.parametrize("seed", range(40))
-def test_sigma_bound_ceilings_are_above_the_bounds(spec, seed):
-    # The search computes bounds only where the ceilings say a sigma may be visited.
-    criterion = build_criterion(spec)
-    profile, request = random_instance(seed)
-    slots = Candidates.from_table(profile.slot_table(), request)
-    runtime = request.volume / slots.performance
-    sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
-    joinable = Joinable.of(slots, sigmas, runtime[sigmas], request)
-    bounds = criterion.sigma_bounds(slots, sigmas, runtime[sigmas], request, joinable)
-    ceilings = criterion.sigma_bound_ceilings(slots, sigmas, runtime[sigmas], request.n)
-    assert (bounds <= ceilings).all()
+def _plain_distances(slot_start, slot_end, start, runtime):
+    """The distance formulas as first written (selections everywhere), for comparison."""
+    open_end = np.isposinf(slot_end)
+    right = np.where(open_end, np.inf, np.where(open_end, 0.0, slot_end) - (start + runtime))
+    return start - slot_start, right
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_the_visiting_order_computed_lazily_is_the_whole_order(seed):
-    criterion = build_criterion("CoP")
-    profile, request = random_instance(seed)
-    slots = Candidates.from_table(profile.slot_table(), request)
-    runtime = request.volume / slots.performance
-    sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
-    whole = VisitingOrder(slots, sigmas, runtime, request, criterion)
-    whole.extend(len(sigmas))
-    lazy = VisitingOrder(slots, sigmas, runtime, request, criterion)
-    lazy._block = 1  # one sigma at a time: every prefix is settled on its own
-    for end in range(1, len(whole.sigmas) + 1):
-        assert lazy.settle(end, None) >= end
-        np.testing.assert_array_equal(lazy.sigmas[:end], whole.sigmas[:end])
-        np.testing.assert_array_equal(lazy.bounds[:end], whole.bounds[:end])
+_EDGE_TIMES = st.one_of(
+    st.floats(-50, 50, allow_nan=False), st.sampled_from([-np.inf, np.inf, 0.0, 10.0])
+)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(st.tuples(_EDGE_TIMES, _EDGE_TIMES), min_size=1, max_size=12),
+    st.floats(-20, 20, allow_nan=False),
+    st.floats(0.5, 30, allow_nan=False),
+)
+def test_distance_values_are_the_plain_formulas_to_the_bit(slots, start, runtime):
+    """The shortcuts of the distance criteria (no selections where nothing is infinite) give
+    the numbers of the plain formulas, infinite neighbours included."""
+    slot_start = np.array([s for s, _ in slots])
+    slot_end = np.array([e for _, e in slots])
+    left, right = _plain_distances(slot_start, slot_end, start, runtime)
+    farthest = np.where(np.isposinf(right), left, np.maximum(left, right))
+    plain_farthest = -np.where(np.isinf(left), right, farthest)
+    with np.errstate(invalid="ignore"):
+        got_farthest = _farthest(slot_start, slot_end, None, None, start, runtime)
+        got_nearest = _nearest(slot_start, slot_end, None, None, start, runtime)
+    np.testing.assert_array_equal(got_farthest, plain_farthest, strict=True)
+    np.testing.assert_array_equal(got_nearest, np.minimum(left, right), strict=True)

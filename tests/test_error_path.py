@@ -125,6 +125,24 @@ def test_an_unknown_image_format_is_refused_before_anything_is_read(tmp_path):
                     r"expected one of .*\.png", one_error_line(result))  # fmt: skip
 
 
+def test_debug_before_any_command_prints_a_bugs_traceback(tmp_path, monkeypatch):
+    import gridsim.cli
+
+    def broken(scenario):
+        raise TypeError("a bug in validate")
+
+    monkeypatch.setattr(gridsim.cli, "_load", broken)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    quiet, loud = invoke("validate", "quickstart"), invoke("--debug", "validate", "quickstart")
+    assert quiet.exit_code == loud.exit_code == 1
+    assert "Traceback" not in quiet.stderr
+    assert loud.stderr.startswith("Traceback (most recent call last):")
+    assert "in broken" in loud.stderr
+    for result in (quiet, loud):
+        last = result.stderr.strip().splitlines()[-1]
+        assert last.startswith("gridsim: internal error (a bug, please report it): TypeError")
+
+
 def test_user_errors_survive_the_trip_back_from_a_worker():
     for error in (SwfFormatError("log.swf", 3, "bad"), UserError("here", "wrong")):
         copy = pickle.loads(pickle.dumps(error))

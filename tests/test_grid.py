@@ -161,6 +161,17 @@ def test_validate_prints_the_points_and_the_runs(tmp_path):
     assert "point 5: request.n=3, environment.nodes=12" in result.output
 
 
+def test_validate_counts_one_of_each_in_the_singular(tmp_path):
+    path = tmp_path / "single.yaml"
+    single = BASE.replace("replications: 2", "replications: 1")
+    assert single != BASE
+    path.write_text(single)
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "1 replication, " in result.output
+    assert "1 point x 1 replication = 1 run\n" in result.output
+
+
 def test_run_refuses_a_bad_point_with_one_line_and_exit_two(tmp_path):
     path = tmp_path / "grid.yaml"
     path.write_text(BASE + "sweep:\n  environment.nodes: [8, 0]\n")

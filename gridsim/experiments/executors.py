@@ -100,6 +100,18 @@ class ProcessExecutor:
             self._pool.shutdown(wait=True)
 
 
+#: Dask settings of the local clusters gridsim starts. A chunk is seconds of pure Python, so
+#: Dask's defaults for interactive work (a stack sample every 10 ms, event-loop and system
+#: checks every 20 to 500 ms, each taking the worker's GIL from the chunk) cost about 15% of
+#: the processor time (docs/sweeps.md); these keep the checks, less often.
+QUIET_LOCAL_CLUSTER = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "5s",
+}
+
+
 class DaskExecutor:
     """Chunks on a Dask distributed cluster: an existing scheduler (``tcp://HOST:PORT``) or a
     ``LocalCluster`` of ``N`` single-threaded worker processes started here (``local:N``)."""
@@ -113,13 +125,16 @@ class DaskExecutor:
             ) from None
         self._cluster = None
         if address.startswith("local:"):
+            import dask
+
             workers = _count(address.removeprefix("local:"), address)
-            self._cluster = LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=processes,
-                dashboard_address=None, death_timeout=60, silence_logs=50,
-                preload=[__name__] if processes else None,
-            )  # fmt: skip
-            self._client = Client(self._cluster)
+            with dask.config.set(QUIET_LOCAL_CLUSTER):
+                self._cluster = LocalCluster(
+                    n_workers=workers, threads_per_worker=1, processes=processes,
+                    dashboard_address=None, death_timeout=60, silence_logs=50,
+                    preload=[__name__] if processes else None,
+                )  # fmt: skip
+                self._client = Client(self._cluster)
         else:
             try:
                 self._client = Client(address, timeout=timeout_s)

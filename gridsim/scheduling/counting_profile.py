@@ -342,4 +342,3 @@ class CountingProfile:
             if last_end is not None and (known is None or last_end > known):
                 too_short[key] = last_end
         return moves
-        return moves

@@ -400,10 +400,6 @@ class SlotCriterion(Criterion):
             performance=s.performance[slot],
         )
 
-    def _sigma_values(self, step):
-        values = self._values_at(step, step.sigma, step.start, step.runtime)
-        return np.broadcast_to(values, step.start.shape)
-
     def choose(self, step, count, incumbent):
         if self.lite:
             return super().choose(step, count, incumbent)
@@ -476,14 +472,26 @@ class SlotCriterion(Criterion):
         return kept
 
     def row_values(self, step, picks, total):
-        """z of sigma plus z of each row's cheapest members (only those are evaluated)."""
-        values = np.zeros(picks.shape)
-        member = np.flatnonzero(picks.ravel() >= 0)
-        row = member // picks.shape[1]
-        slot = picks.ravel()[member]
+        """z of sigma plus z of each row's cheapest members, for the rows whose members fit
+        the budget (``-inf`` elsewhere: the search drops a row it cannot afford whatever its
+        value); the members and sigma in one ``slot_values`` call.
+
+        Per row the same numbers as evaluating every row: ``z`` is elementwise, and each
+        row's member values are summed in a row of the same layout, then added to sigma's.
+        """
+        rows = np.flatnonzero(total <= step.budget_left)  # inf (too few members) never is
+        count = picks.shape[1]
+        chosen = picks[rows].ravel()
+        member = np.flatnonzero(chosen >= 0)
+        slot = np.concatenate((chosen[member], step.sigma[rows]))
+        row = np.concatenate((rows[member // count], rows))
         z = self._values_at(step, slot, step.start[row], step.runtime[row])
-        values.ravel()[member] = np.broadcast_to(z, member.shape)
-        return self._sigma_values(step) + values.sum(axis=1), None
+        z = np.broadcast_to(z, slot.shape)
+        values = np.zeros((len(rows), count))
+        values.ravel()[member] = z[: len(member)]
+        score = np.full(len(total), -np.inf)
+        score[rows] = z[len(member) :] + values.sum(axis=1)
+        return score, None
 
     def score(self, window, nodes):
         slot_start = np.array([s.start for s in window.slots])
@@ -504,9 +512,16 @@ def _q_values(slot_start, slot_end, q, cost, start, runtime):
 def _distances(slot_start, slot_end, start, runtime):
     """``L_left`` and ``L_right`` of tasks starting at ``start`` in their slots. A slot open to
     the right (``slot_end = inf``: a job flow's last free slot of a node) has no neighbour
-    there: ``L_right`` is infinite (never ``inf - inf``)."""
-    open_end = np.isposinf(slot_end)
-    right = np.where(open_end, np.inf, np.where(open_end, 0.0, slot_end) - (start + runtime))
+    there: ``L_right`` is infinite (never ``inf - inf``).
+
+    (``np.equal(x, inf)`` rather than ``np.isposinf``, a Python-level wrapper costing more than
+    the comparison: the Lite searches call this on every row of every step.)
+    """
+    open_end = np.equal(slot_end, np.inf)
+    if open_end.any():
+        right = np.where(open_end, np.inf, np.where(open_end, 0.0, slot_end) - (start + runtime))
+    else:  # the same numbers without the two selections
+        right = slot_end - (start + runtime)
     return start - slot_start, right
 
 
@@ -516,9 +531,14 @@ def _nearest(slot_start, slot_end, q, cost, start, runtime):
 
 def _farthest(slot_start, slot_end, q, cost, start, runtime):
     left, right = _distances(slot_start, slot_end, start, runtime)
+    farthest = np.maximum(left, right)
+    # Where the larger distance is finite, neither side is open (a distance of +inf) and the
+    # selections below give the larger one (a -inf side is the smaller): skip them.
+    if np.isfinite(farthest).all():
+        return -farthest
     # A slot with no neighbour on one side (slot_start = -inf, or an open slot_end) has its
     # farthest task on the other side.
-    farthest = np.where(np.isposinf(right), left, np.maximum(left, right))
+    farthest = np.where(right == np.inf, left, farthest)
     return -np.where(np.isinf(left), right, farthest)
 
 
@@ -564,7 +584,7 @@ def _centred(function):
         # infinite and clipped to an end of [lo, hi], and the value is monotone in the start
         # (DEP's nearest task is on the other side, COORD's farthest too): the best of the two
         # ends bounds it.
-        edge = np.isneginf(slot_start) | np.isposinf(slot_end)
+        edge = (slot_start == -np.inf) | (slot_end == np.inf)
         if np.any(edge):
             ends = np.maximum(
                 function(slot_start, slot_end, q, cost, lo, runtime),
@@ -619,6 +639,7 @@ class _DistanceCriterion(SlotCriterion):
     """
 
     max_distance: float = np.inf
+    reads_q_and_cost: ClassVar[bool] = False  # distances read slot ends, start and runtime
 
     def __post_init__(self) -> None:
         if not self.max_distance > 0:
