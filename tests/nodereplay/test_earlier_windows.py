@@ -230,3 +230,45 @@ def test_may_start_at_counts_exactly_the_nodes_free_long_enough(seed):
 def test_may_start_at_is_checked_on_both_answers():
     answers = [answer for seed in range(30) for answer in may_start_at_checked(seed)]
     assert answers.count(True) >= 40 and answers.count(False) >= 40
+
+
+# -- boundaries: a window that fits exactly is never ruled out -------------------------------
+
+
+def reserved(profile: Profile, start: float, runtime: float, nodes: tuple[int, ...]) -> Window:
+    window = Window(start, runtime, nodes, (), 0.0)
+    profile.reserve(window)
+    return window
+
+
+def test_a_gap_exactly_as_long_as_the_job_before_its_window_is_not_ruled_out():
+    # One node free over [2, 6) and reserved over [8, 12): the job (4 long) fits [2, 6)
+    # exactly, also when it asks for nodes exactly as fast as this one.
+    profile = Profile([Node(0, 1.0, 1.0)], [[(0.0, 2.0), (6.0, 8.0)]])
+    old = reserved(profile, 8.0, 4.0, (0,))
+    performance = np.array([1.0])
+    for floor in (0.0, 1.0):
+        assert may_move_earlier(profile.slot_table(), performance, 1, floor, 0.0, old,
+                                TIME_TOLERANCE)  # fmt: skip
+    assert not may_move_earlier(profile.slot_table(), performance, 1, 1.5, 0.0, old,
+                                TIME_TOLERANCE)  # fmt: skip
+
+
+def test_a_faster_node_free_exactly_from_the_start_for_exactly_the_job_is_not_ruled_out():
+    # The job (volume 4) holds slow node 0 over [4, 8); fast node 1 (performance 2) is free
+    # over exactly [4, 6): starting there too, the job finishes at 6, earlier.
+    profile = Profile([Node(0, 1.0, 1.0), Node(1, 2.0, 1.0)],
+                      [[(0.0, 4.0)], [(0.0, 4.0), (6.0, 10.0)]])  # fmt: skip
+    old = reserved(profile, 4.0, 4.0, (0,))
+    performance = np.array([1.0, 2.0])
+    assert may_move_earlier(profile.slot_table(), performance, 1, 0.0, 4.0, old, TIME_TOLERANCE)
+    profile.occupy(1, 5.0, 6.0)  # now [4, 5) only: too short
+    assert not may_move_earlier(profile.slot_table(), performance, 1, 0.0, 4.0, old,
+                                TIME_TOLERANCE)  # fmt: skip
+
+
+def test_a_node_free_from_exactly_now_for_exactly_the_job_may_start_it_now():
+    profile = Profile([Node(0, 1.0, 1.0)], [[(0.0, 3.0), (7.0, 9.0)]])  # free over [3, 7)
+    assert may_start_at(profile.slot_table(), 1, 4.0, 0.0, 3.0, TIME_TOLERANCE)
+    assert not may_start_at(profile.slot_table(), 1, 4.5, 0.0, 3.0, TIME_TOLERANCE)
+    assert not may_start_at(profile.slot_table(), 1, 4.0, 0.0, 2.5, TIME_TOLERANCE)
