@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
 _NEG = -np.inf
 #: A batch of steps evaluated ahead covers up to this many times the sigmas evaluated before.
-_AHEAD = 8
+#: (16 rather than 8: the Lite searches then bound and evaluate their steps in one batch
+#: after the first 16 sigmas, whose best window usually skips most of the steps.)
+_AHEAD = 16
 #: Rows per sigma in the first block of ``_Step.first_complete_rows``; each next block is 4x.
 _FIRST_BLOCK = 8
 
