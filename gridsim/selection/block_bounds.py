@@ -145,5 +145,7 @@ def _set_bits(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         value ^= lowest
         more = value != 0
         value, row, first_bit, place = value[more], row[more], first_bit[more], place[more] + 1
+    if not found:
+        return (np.empty(0, dtype=np.int64),) * 3
     row, index, place = (np.concatenate(column) for column in zip(*found, strict=True))
     return row, index.astype(np.int64), place
