@@ -101,10 +101,21 @@ def test_windows_are_checked_against_the_others_and_submissions_are_named():
     )  # fmt: skip
 
 
-def test_a_window_beside_local_load_or_a_finished_window_is_accepted():
+def test_a_window_over_local_load_or_before_the_simulation_start_is_refused():
     guard = guarded(({0: window(2, 4, 0)}, []), busy=(((0.0, 2.0),), (), ()))
     guard.submit([JOB], 0.0)
     assert guard.announced == {0: window(2, 4, 0)}
+    guard = guarded(({0: window(1, 4, 0)}, []), busy=(((0.0, 2.0),), (), ()))
+    assert fails(guard.submit, [JOB], 0.0) == (
+        "gave job 0 an infeasible window: node 0 is not free over [1, 5) at time 0 "
+        "(job 0 submitted)"
+    )  # fmt: skip
+    planner = Scripted([({0: window(0, 4, 0)}, [])])
+    planner.profile = Profile(NODES, planner.busy, horizon_start=3.0)
+    guard = GuardedScheduler(planner, "plugin:Scripted")
+    assert fails(guard.submit, [JOB], 0.0).startswith(
+        "gave job 0 an infeasible window: node 0 is not free over [0, 4)"
+    )
 
 
 def test_rejections_must_be_of_jobs_submitted_and_not_planned():
