@@ -282,3 +282,43 @@ def test_unchecked_guards_only_add_context():
     guard.finish(0, 1.0)
     assert guard.overrun(1, 4.0, 6.0) == (99.0, {})
     assert guard.announced == {} and guard.held_until == {}
+
+
+def test_a_submission_may_not_move_a_queued_job_later_either():
+    guard = queued(({1: window(5, 4, 1), 2: window(0, 4, 2)}, []))
+    assert fails(guard.submit, [Job(2, 0.0, 1, 8.0)], 1.0) == (
+        "moved job 1 to start at 5, later than the window it held (from 4) at time 1 "
+        "(job 2 submitted)"
+    )  # fmt: skip
+
+
+def test_a_withdrawn_window_does_not_stop_the_others_being_checked():
+    guard = queued({1: None, 0: window(5, 4, 1)})
+    assert fails(guard.finish, 0, 3.0).startswith("moved job 0, which has already started")
+    guard = started(({1: window(4, 4, 1), 2: window(4, 4, 2)}, []), {1: None, 2: window(3, 4, 2)})
+    guard.submit([OTHER, Job(2, 0.0, 1, 8.0)], 1.0)
+    guard.finish(0, 3.0)
+    assert guard.announced == {2: window(3, 4, 2)}
+
+
+def test_errors_in_starts_and_overruns_name_the_event():
+    guard = guarded(({0: window(0, 4, 0)}, []), KeyError("gone"))
+    guard.submit([JOB], 0.0)
+    assert fails(guard.start, 0) == "raised KeyError: 'gone' (job 0 starting)"
+    guard = started(KeyError("gone"))
+    assert fails(guard.overrun, 0, 4.0, 6.0) == (
+        "raised KeyError: 'gone' at time 4 (job 0 overran to 6)"
+    )  # fmt: skip
+
+
+def test_the_tolerance_of_a_later_start_is_relative_to_the_time_and_a_billionth_at_least():
+    def moved_from(start: float, later: float) -> GuardedScheduler:
+        guard = started(({1: window(start, 4, 1)}, []), {1: window(later, 4, 1)},
+                        never_delays=True)  # fmt: skip
+        guard.submit([OTHER], 0.0)
+        return guard
+
+    moved_from(1e6, 1e6 + 5e-4).finish(0, 3.0)  # within 1e-9 of the time
+    assert fails(moved_from(1e6, 1e6 + 5e-3).finish, 0, 3.0).startswith("moved job 1 to start")
+    moved_from(1.0, 1.0 + 0.5e-9).finish(0, 0.5)
+    assert fails(moved_from(1.0, 1.0 + 1.5e-9).finish, 0, 0.5).startswith("moved job 1 to start")
