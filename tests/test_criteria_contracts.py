@@ -26,7 +26,7 @@ from gridsim.selection.criteria import (
     build_criterion,
     check_policy_specs,
 )
-from gridsim.selection.window_search import Candidates
+from gridsim.selection.window_search import Candidates, Joinable
 
 SEEDS = range(12)
 CHEAPEST = ["FirstFit", "MinStart", "MinFinish", "MinRuntime", "MinCost", "MaxQLite",
@@ -112,8 +112,6 @@ def test_sigma_bound_ceilings_stay_above_bounds_that_reach_them(spec, volume):
     slots = Candidates.from_table(profile.slot_table(), request)
     runtime = request.volume / slots.performance
     sigmas = np.arange(len(slots))
-    from gridsim.selection.window_search import Joinable
-
     joinable = Joinable.of(slots, sigmas, runtime[sigmas], request)
     bounds = criterion.sigma_bounds(slots, sigmas, runtime[sigmas], request, joinable)
     ceilings = criterion.sigma_bound_ceilings(slots, sigmas, runtime[sigmas], request.n)
@@ -144,7 +142,7 @@ def test_multiple_best_keeps_the_first_of_equal_alternatives_with_its_value():
 
 def test_parameters_at_their_limits():
     assert MultipleBest(max_alternatives=1).max_alternatives == 1
-    with pytest.raises(ValueError, match="^max_alternatives must be at least 1$"):
+    with pytest.raises(ValueError, match=r"^max_alternatives must be at least 1$"):
         MultipleBest(max_alternatives=0)
     assert build_criterion({"name": "DEP", "max_distance": 0.5}).max_distance == 0.5
     with pytest.raises(CriterionError, match="max_distance must be positive, got 0"):

@@ -108,7 +108,7 @@ def test_rebuilt_distance_criteria_with_a_cap_choose_the_imported_windows(monkey
 
 
 def random_slots(seed: int, count: int = 400):
-    """Slots (some open on one side, none on both), runtimes and ranges of starts that fit in them."""
+    """Slots (some open on one side, none on both), runtimes and ranges of starts that fit."""
     rng = np.random.default_rng(seed)
     slot_start = rng.uniform(0, 50, count)
     slot_end = slot_start + rng.uniform(5, 80, count)
