@@ -4,7 +4,8 @@ Consumes the steps of a batch of candidate slowest slots ``sigma`` (:class:`~gri
 steps._Step`) and the criterion's slot bound; produces, per step, an upper bound of the value the
 step can have. The search skips the steps whose bound is below the best window it already holds
 (:class:`~gridsim.selection.steps.CheapestRows`): they cannot be chosen, and finding their
-cheapest members is most of a Lite search's time.
+cheapest members is most of a Lite search's time. (Where the bounds skip few steps they cost
+more than they save: :class:`~gridsim.selection.steps.BoundingRecord`.)
 
 A Lite criterion scores ``sigma`` and each step's ``n - 1`` cheapest members [TY19, Sec. 4.2].
 Take a block of consecutive steps of one ``sigma`` (starts ``t_first`` to ``t_last``, all
