@@ -1,6 +1,7 @@
 """Lite searches with and without the step bounds that skip steps, in one process.
 
     python benchmarks/bench_step_bounds.py [--rounds 16] [--criteria MaxQLite,DEPLite,COORDLite]
+    python benchmarks/bench_step_bounds.py --jobflow [--rounds 3]
 
 The baseline is the search as it was before the bounds (gridsim/selection/block_bounds.py):
 the same criterion with ``step_bounds`` returning None, so that every step of every visited
@@ -11,17 +12,31 @@ every round), so that both see the same load; separate processes differ by up to
 shared machine with the same code. Prints the medians of the rounds' processor-time medians,
 their ratio, the steps evaluated by each, and checks that both find the same window, to the
 last bit, on every instance.
+
+``--jobflow`` times a job flow instead: the first point of ``scenarios/dependability.yaml``
+(32 nodes, 100 jobs of 1-8 tasks) with 3 replications and its Lite policy plus DEPLite,
+COORDLite and MaxQLite, run in this process with and without the bounds alternately; it prints
+the median over the rounds of each policy's simulation time (``sim_time_s`` summed over the
+replications) and checks that the jobs and tasks written are the same.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import statistics
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
+import yaml
 
+import gridsim.selection.criteria as criteria
 import gridsim.selection.steps as steps
+from gridsim.cli import main as gridsim_main
 from gridsim.model import Request
 from gridsim.selection.criteria import CRITERIA
 from gridsim.workloads.environment import EnvironmentSpec, generate_environment
@@ -57,11 +72,65 @@ def steps_evaluated(criterion, profiles, ahead: int) -> int:
     return counted[0]
 
 
+SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "dependability.yaml"
+
+
+def jobflow(rounds: int) -> None:
+    """The job-flow comparison (see the module docstring)."""
+    scenario = yaml.safe_load(SCENARIO.read_text())
+    for key in ("sweep", "zip"):
+        scenario.pop(key, None)
+    scenario["replications"] = 3
+    scenario["policies"] = ["BFfinish", {"name": "DEPLite", "max_distance": 50}]
+    scenario["policies"] += ["DEPLite", "COORDLite", "MaxQLite"]
+    bounded_step_bounds = criteria.SlotCriterion.step_bounds
+    times: dict[str, dict[str, list[float]]] = {"all steps": {}, "bounded": {}}
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "jobflow.yaml"
+        path.write_text(yaml.safe_dump(scenario))
+        for round_ in range(rounds):
+            order = list(times) if round_ % 2 == 0 else list(times)[::-1]
+            for version in order:
+                steps._AHEAD = AHEAD[version]
+                criteria.SlotCriterion.step_bounds = (
+                    bounded_step_bounds if version == "bounded" else lambda self, step, count: None
+                )
+                out = Path(folder) / version
+                arguments = ["run", str(path), "-j", "1", "-q", "-o", str(out), "--overwrite"]
+                with contextlib.redirect_stdout(io.StringIO()):  # its summary table
+                    gridsim_main(arguments, standalone_mode=False)
+                runs = pd.concat(map(pd.read_parquet, sorted(out.glob("runs/**/*.parquet"))))
+                for policy, spent in runs.groupby("policy").sim_time_s.sum().items():
+                    times[version].setdefault(policy, []).append(spent)
+        criteria.SlotCriterion.step_bounds = bounded_step_bounds
+        same = all(
+            pd.read_parquet(a).equals(pd.read_parquet(b))
+            for kind in ("jobs", "tasks")
+            for a, b in zip(
+                sorted((Path(folder) / "all steps").glob(f"{kind}/**/*.parquet")),
+                sorted((Path(folder) / "bounded").glob(f"{kind}/**/*.parquet")),
+                strict=True,
+            )
+        )
+    for policy in times["bounded"]:
+        before = statistics.median(times["all steps"][policy])
+        now = statistics.median(times["bounded"][policy])
+        print(
+            f"{policy:<26} all steps {before:.3f} s  bounded {now:.3f} s"
+            f"  all / bounded {before / now:.2f}"
+        )
+    print(f"same jobs and tasks: {'yes' if same else 'NO'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=16)
     parser.add_argument("--criteria", default="MaxQLite,DEPLite,COORDLite")
+    parser.add_argument("--jobflow", action="store_true")
     options = parser.parse_args()
+    if options.jobflow:
+        jobflow(options.rounds)
+        return
     names = options.criteria.split(",")
     profiles = [
         generate_environment(EnvironmentSpec(), np.random.default_rng(seed)).profile()
