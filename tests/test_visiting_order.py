@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from property_budget import examples
 from random_instances import random_instance
 
+from gridsim.model import Node, Request
+from gridsim.profile import Profile
 from gridsim.selection import window_search
 from gridsim.selection.criteria import build_criterion
 from gridsim.selection.window_search import Candidates, Joinable, VisitingOrder
@@ -119,3 +121,18 @@ def test_a_lazy_search_visits_the_sigmas_an_eager_one_visits(monkeypatch, spec):
         fewer += lazy[2] < eager[2]
     # Not vacuous: on many instances the lazy search computed fewer bounds than all.
     assert fewer >= 10
+
+
+@pytest.mark.parametrize("spec", ["MaxQ", "BFstart", "BFfinish"])
+def test_a_search_among_equal_windows_stops_after_the_first_sigma(monkeypatch, spec):
+    """Branch and bound: once a window is found, a sigma whose bound only equals it on the
+    same group and start cannot beat it (the tie-break keeps the first), so the search ends.
+    On identical idle nodes every sigma has the same bound and window (criteria whose bound
+    is exact there): one sigma is visited.
+    """
+    nodes = tuple(Node(i, 2.0, 0.2, 1.0) for i in range(30))
+    profile = Profile(nodes, [[] for _ in nodes], 0.0, 100.0)
+    criterion = build_criterion(spec)
+    window, visited, _ = visited_by_search(monkeypatch, profile, Request(3, 20.0), criterion, True)
+    assert window is not None and (window.start, window.runtime) == (0.0, 10.0)
+    assert len(visited) == 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -82,3 +83,49 @@ def busy_of(profile: Profile) -> list[list[tuple[float, float]]]:
         edges.append(profile.horizon_end)
         busy.append([(a, b) for a, b in zip(edges[::2], edges[1::2], strict=True) if b > a])
     return busy
+
+
+#: Instances per criterion (about 0.1 s each with the reference).
+INSTANCES_WITH_GAPS = 300
+
+
+def tied_instance_with_gaps(seed: int) -> tuple[Profile, Request]:
+    """4-8 nodes of performance 2 or 4 with values q in {0, 1, 2} and up to two local tasks
+    each on a whole-number grid, so a node has several free slots (equal windows in two of
+    them are common); a 1-3 node request, sometimes arriving at time 10."""
+    rng = np.random.default_rng(seed)
+    nodes, busy = [], []
+    for i in range(int(rng.integers(4, 9))):
+        performance = float(rng.choice([2.0, 4.0]))
+        nodes.append(Node(i, performance, performance / 10, float(rng.integers(0, 3))))
+        intervals, free_from = [], 0
+        for _ in range(int(rng.integers(0, 3))):
+            start = free_from + int(rng.integers(0, 40))
+            end = start + int(rng.integers(1, 30))
+            intervals.append((float(start), float(end)))
+            free_from = end + 1
+        busy.append(intervals)
+    n = int(rng.integers(1, 4))
+    volume = float(rng.choice([20, 40, 80]))
+    budget = float(rng.choice([np.inf, n * volume * 0.06, n * volume * 0.08]))
+    earliest_start = float(rng.choice([0.0, 0.0, 10.0]))
+    return Profile(nodes, busy, 0.0, 200.0), Request(n, volume, budget, 0.0, earliest_start)
+
+
+@pytest.mark.parametrize("name", ["MaxQ", "MinCost", "COORD", "DEP"])
+def test_equal_windows_in_several_slots_of_a_node_take_the_earliest_start(name):
+    """A sigma visited later whose bound only equals the best value found so far can still
+    hold a window of that value on as fast a group at an earlier start: the search must
+    evaluate it (the reference takes the earlier window)."""
+    criterion = build_criterion(name)
+    for seed in range(INSTANCES_WITH_GAPS):
+        profile, request = tied_instance_with_gaps(seed)
+        window = criterion.search(profile, request)
+        expected = reference_search_all(profile, request)[name]
+        assert (window is None) == (expected is None), seed
+        if window is None:
+            continue
+        slowest = min(profile.nodes[i].performance for i in window.nodes)
+        assert (window.criterion_value, slowest, window.start) == (
+            expected.value, expected.performance, expected.start
+        ), seed  # fmt: skip

@@ -42,9 +42,29 @@ TESTS = {
                                    "tests/test_subset.py", "tests/test_members.py",
                                    "tests/test_window_ties.py", "tests/test_lagrangian_bounds.py",
                                    "tests/test_exact_allocation.py"],
+    "gridsim/selection/window_search.py": ["tests/test_window_search.py",
+                                           "tests/test_window_search_edges.py",
+                                           "tests/test_visiting_order.py",
+                                           "tests/test_window_ties.py", "tests/test_criteria.py",
+                                           "tests/test_feasibility.py", "tests/test_members.py"],
+    "gridsim/selection/criteria.py": ["tests/test_criteria.py", "tests/test_criteria_contracts.py",
+                                      "tests/test_criterion_factories.py",
+                                      "tests/test_window_search.py",
+                                      "tests/test_window_ties.py", "tests/test_visiting_order.py",
+                                      "tests/plugins/test_plugin_criteria.py",
+                                      "tests/test_scenario_yaml.py",
+                                      "tests/jobflow/test_jobflow_criteria.py"],
     "gridsim/selection/members.py": ["tests/test_members.py", "tests/test_window_search.py"],
     "gridsim/selection/guard.py": ["tests/plugins"],
-    "gridsim/scheduling/earlier_windows.py": ["tests/jobflow", "tests/contracts"],
+    "gridsim/scheduling/earlier_windows.py": ["tests/nodereplay/test_earlier_windows.py"],
+    "gridsim/scheduling/queue_policies.py": ["tests/jobflow/test_queue_policies.py",
+                                             "tests/jobflow/test_engine.py",
+                                             "tests/jobflow/test_invariants.py",
+                                             "tests/contracts/test_same_instant_order.py",
+                                             "tests/plugins/test_plugin_schedulers.py"],
+    "gridsim/scheduling/counting_profile.py": ["tests/swfreplay/test_swf_replay_profile.py",
+                                               "tests/swfreplay/test_swf_replay_schedulers.py"],
+    "gridsim/scheduling/guard.py": ["tests/plugins/test_plugin_schedulers.py"],
     "gridsim/scheduling/backfilling.py": ["tests/jobflow", "tests/contracts"],
     "gridsim/scheduling/log_schedulers.py": ["tests/swfreplay/test_swf_replay_schedulers.py",
                                              "tests/swfreplay/test_easy_spare_processors.py",
@@ -202,6 +222,11 @@ def main() -> int:
     run = subprocess.run(["nice", "-n", "10", "mutmut", "run", "--max-children",
                           str(args.children), *names], cwd=folder)  # fmt: skip
     minutes = (time.monotonic() - began) / 60
+    if run.returncode and set(statuses(folder).values()) <= {"not checked"}:
+        # The tests failed before any mutant ran (a failing or untracked test): keep the
+        # last run's survivors and counts, which --survivors needs.
+        print(f"mutmut stopped before any mutant ran (exit {run.returncode})", file=sys.stderr)
+        return run.returncode
     survivors = [name for name, status in statuses(folder).items()
                  if status in ("survived", "no tests")]  # fmt: skip
     with open(folder / "survivors.txt", "w") as out:
