@@ -27,22 +27,16 @@ import contextlib
 import io
 import statistics
 import tempfile
-import time
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import yaml
+from paired_searches import REQUEST, alternating_medians, reference_profiles, same_windows
 
 import gridsim.selection.criteria as criteria
 import gridsim.selection.steps as steps
 from gridsim.cli import main as gridsim_main
-from gridsim.model import Request
 from gridsim.selection.criteria import CRITERIA
-from gridsim.workloads.environment import EnvironmentSpec, generate_environment
-
-REQUEST = Request(n=7, volume=800, budget=644, min_performance=1)
-
 
 #: Steps evaluated ahead (steps._AHEAD) by each version.
 AHEAD = {"all steps": 8, "bounded": steps._AHEAD}
@@ -132,39 +126,23 @@ def main() -> None:
         jobflow(options.rounds)
         return
     names = options.criteria.split(",")
-    profiles = [
-        generate_environment(EnvironmentSpec(), np.random.default_rng(seed)).profile()
-        for seed in range(20)
-    ]
+    profiles = reference_profiles()
     versions = {
         "all steps": {name: without_bounds(CRITERIA[name]) for name in names},
         "bounded": {name: CRITERIA[name] for name in names},
     }
-    medians: dict[tuple[str, str], list[float]] = {(v, n): [] for v in versions for n in names}
-    for round_ in range(options.rounds):
-        order = list(versions) if round_ % 2 == 0 else list(versions)[::-1]
-        for name in names:
-            for version in order:
-                steps._AHEAD = AHEAD[version]
-                criterion = versions[version][name]()
-                spent = []
-                for profile in profiles:
-                    began = time.process_time()
-                    criterion.search(profile, REQUEST)
-                    spent.append(time.process_time() - began)
-                medians[(version, name)].append(statistics.median(spent))
+
+    def prepare(version: str) -> None:
+        steps._AHEAD = AHEAD[version]
+
+    medians = alternating_medians(versions, names, profiles, options.rounds, prepare)
     for name in names:
-        before = statistics.median(medians[("all steps", name)])
-        now = statistics.median(medians[("bounded", name)])
+        before, now = medians[("all steps", name)], medians[("bounded", name)]
         windows = []
         for version in versions:
-            steps._AHEAD = AHEAD[version]
+            prepare(version)
             windows.append([versions[version][name]().search(p, REQUEST) for p in profiles])
-        same = all(
-            (a.start, a.runtime, a.nodes, a.slots, a.cost, a.criterion_value)
-            == (b.start, b.runtime, b.nodes, b.slots, b.cost, b.criterion_value)
-            for a, b in zip(*windows, strict=True)
-        )
+        same = same_windows(*windows)
         rows = [steps_evaluated(versions[v][name](), profiles, AHEAD[v]) for v in versions]
         print(
             f"{name:<10} all steps {1e3 * before:.2f} ms  bounded {1e3 * now:.2f} ms"

@@ -37,14 +37,14 @@ BLOCKS = [1, 2, 3, block_bounds.BLOCK]
 @contextmanager
 def bounds_everywhere(block: int):
     """Bound every batch of steps, however few, in blocks of ``block`` steps."""
-    saved = block_bounds.BLOCK, block_bounds.MIN_STEPS
+    saved = block_bounds.BLOCK, block_bounds.MIN_STEPS, steps.BOUNDING
     block_bounds.BLOCK, block_bounds.MIN_STEPS = block, 0
-    steps.BOUNDING.WORTH = 0.0  # however few steps the bounds skipped before
+    steps.BOUNDING = steps.BoundingRecord()  # a record of its own, left as it was after
+    steps.BOUNDING.WORTH = 0.0  # however few steps the bounds skip
     try:
         yield
     finally:
-        block_bounds.BLOCK, block_bounds.MIN_STEPS = saved
-        del steps.BOUNDING.WORTH
+        block_bounds.BLOCK, block_bounds.MIN_STEPS, steps.BOUNDING = saved
 
 
 def check_bounds(profile, request, spec) -> None:
