@@ -112,3 +112,15 @@ def test_a_scheduler_that_oversubscribes_or_stalls_is_stopped():
     with pytest.raises(ReplayError) as error:
         replay_log(jobs, 8, holding)
     assert str(error.value) == "1 jobs queued but nothing will happen"
+
+
+def test_a_scheduler_is_built_from_the_machine_the_jobs_in_arrival_order_and_the_first_time():
+    built = []
+
+    def factory(*args):
+        built.append(args)
+        return StartsAtOnce(*args)
+
+    replay_log(table((2, 4, 1, 9, 9), (1, 3, 2, 5, 5)), 4, factory)
+    replay_log(table(), 2, factory)
+    assert built == [(4, [2, 1], [5.0, 9.0], 3.0), (2, [], [], 0.0)]
