@@ -266,7 +266,7 @@ def run(
     )
     module = kind_module(experiment.scenario)
     present = result.summary.columns
-    keys = [c for c in (*experiment.axes, "policy", "goal") if c in present]
+    keys = [c for c in dict.fromkeys((*experiment.axes, "policy", "goal")) if c in present]
     keys += [c for c in ("queue_size",) if c in present and c not in keys]
     metrics = getattr(module, "DISPLAY_METRICS", None) or [
         c.removesuffix("_mean") for c in result.summary.columns if c.endswith("_mean")

@@ -329,3 +329,74 @@ def test_a_lock_held_before_its_holder_wrote_its_pid_is_named_another_process(tm
         f"{tmp_path}: another gridsim run is writing here (another process); "
         "wait for it or choose another folder"
     )  # fmt: skip
+
+
+def test_a_manifest_whose_identity_was_edited_is_named_unless_the_check_is_skipped(tmp_path):
+    """Readers check that the recorded experiment is the one its hash names; a resumed run
+    (``integrity=False``) rewrites those fields, so it reads the manifest as it is."""
+    edited = manifest(scenario_hash="0" * 64, identity={"n": 2})
+    write_json(tmp_path / MANIFEST, edited)
+    with pytest.raises(StoreError) as error:
+        read_manifest(tmp_path)
+    assert str(error.value) == (
+        f"{tmp_path / MANIFEST}: identity: does not match scenario_hash (edited by hand?); "
+        "run the scenario into a new folder"
+    )  # fmt: skip
+    assert read_manifest(tmp_path, integrity=False) == edited
+
+
+def test_a_damaged_or_empty_chunk_file_is_named_with_what_is_wrong(tmp_path):
+    row = pd.DataFrame({"x": [1]})
+    write_chunks(tmp_path, {Chunk(0, 0, 0): {"runs": row}, Chunk(0, 1, 1): {"runs": row}})
+    empty, cut = sorted((tmp_path / "runs" / "point=0").iterdir())
+    empty.write_bytes(b"")
+    cut.write_bytes(cut.read_bytes()[:20])
+    for path, what in ((empty, "empty"), (cut, "not Parquet, or cut short")):
+        with pytest.raises(StoreError) as error:
+            store_module.read_parquet(path)
+        assert str(error.value) == (
+            f"{path}: damaged Parquet file ({what}); running the scenario into its results "
+            "folder again recomputes its cells"
+        )  # fmt: skip
+    found = store_module.damaged_files(tmp_path, committed_chunks(tmp_path))
+    assert found == [(empty, "damaged Parquet file (empty)"),
+                     (cut, "damaged Parquet file (not Parquet, or cut short)")]  # fmt: skip
+
+
+def test_a_folder_not_made_yet_has_no_damaged_files(tmp_path):
+    assert store_module.damaged_files(tmp_path / "absent", [Chunk(0, 0, 0)]) == []
+
+
+def test_a_chunk_with_several_damaged_files_is_dropped_once_and_whole(tmp_path):
+    row = pd.DataFrame({"x": [1]})
+    write_chunks(tmp_path, {Chunk(0, 0, 0): {"runs": row, "jobs": row, "tasks": row},
+                            Chunk(0, 1, 1): {"runs": row, "jobs": row}})  # fmt: skip
+    for name in ("jobs", "tasks"):
+        (tmp_path / name / "point=0" / "rep-000000-000000.parquet").write_bytes(b"")
+    store = FolderStore.open(tmp_path, manifest())
+    store.close()
+    assert [path.parent.parent.name for path, _ in store.damaged] == ["jobs", "tasks"]
+    assert committed_chunks(tmp_path) == [Chunk(0, 1, 1)]
+    assert store.done() == {0: {1}}
+    assert not list(tmp_path.glob("*/point=0/rep-000000-000000.parquet"))
+
+
+def test_closing_a_store_twice_is_harmless(tmp_path):
+    store = FolderStore.open(tmp_path, manifest())
+    store.close()
+    store.close()
+    FolderStore.open(tmp_path, manifest()).close()
+
+
+def test_a_folder_of_other_files_is_named_by_its_first_three_files(tmp_path):
+    for count, shown in ((3, "a, b, c"), (4, "a, b, c, ...")):
+        folder = tmp_path / str(count)
+        folder.mkdir()
+        for name in "abcd"[:count]:
+            (folder / name).write_text("x")
+        (folder / ".hidden").write_text("x")
+        with pytest.raises(StoreError) as error:
+            FolderStore.open(folder, manifest())
+        assert str(error.value) == (
+            f"{folder}: not empty ({shown}) and not a results folder; name a new or empty folder"
+        )  # fmt: skip

@@ -36,6 +36,7 @@ from gridsim.plugins import (
     plugin_name,
 )
 from gridsim.profile import Profile
+from gridsim.selection.block_bounds import step_bounds
 from gridsim.selection.exact import choose_optimal
 from gridsim.selection.guard import GuardedCriterion
 from gridsim.selection.steps import choose_cheapest
@@ -202,6 +203,12 @@ class Criterion:
         """Each step's value, and secondary value or None, for its cheapest members ``picks``
         (slot indices) costing ``total`` (criteria that take the cheapest subset)."""
         raise NotImplementedError
+
+    def step_bounds(self, step, count: int) -> np.ndarray | None:
+        """Upper bounds of the steps' values before their members are found, or None (the
+        default): with them, a criterion that takes the cheapest subset skips the steps that
+        cannot beat the best window found (:class:`~gridsim.selection.steps.CheapestRows`)."""
+        return None
 
     def score(self, window: Window, nodes: Sequence[Node]) -> float:
         raise NotImplementedError
@@ -385,6 +392,27 @@ class SlotCriterion(Criterion):
         bounds = np.full(len(sigmas), -np.inf)
         bounds[bounded] = own[bounded] + (-joining[:, :others]).sum(axis=1)
         return bounds
+
+    def step_bounds(self, step, count: int) -> np.ndarray | None:
+        """A Lite step's value is at most sigma's and the best of the few slots its cheapest
+        members can be (:mod:`~gridsim.selection.block_bounds`)."""
+        if not self.lite:
+            return None
+        slots, reads = step.slots, self.reads_q_and_cost
+
+        def slot_bound(slot, runtime, lo, hi):
+            return self.slot_value_bound(
+                slots.slot_start[slot],
+                slots.end[slot],
+                slots.q[slot] if reads else None,
+                runtime * slots.price[slot] if reads else None,
+                runtime,
+                lo,
+                hi,
+                performance=slots.performance[slot],
+            )
+
+        return step_bounds(step, count, slot_bound)
 
     def _values_at(self, step, slot, start, runtime):
         """``z`` of candidate slots (indices, broadcast against ``start`` and ``runtime``)."""

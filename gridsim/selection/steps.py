@@ -28,13 +28,18 @@ if TYPE_CHECKING:
 
 _NEG = -np.inf
 #: A batch of steps evaluated ahead covers up to this many times the sigmas evaluated before.
-_AHEAD = 8
+#: (16 rather than 8: the Lite searches then bound and evaluate their steps in one batch
+#: after the first 16 sigmas, whose best window usually skips most of the steps.)
+_AHEAD = 16
 #: Rows per sigma in the first block of ``_Step.first_complete_rows``; each next block is 4x.
 _FIRST_BLOCK = 8
 
 #: A criterion's value of every row for its cheapest members: ``(step, picks, total) ->
 #: (value, secondary)`` with ``secondary`` ``None`` when the criterion has no tie-break value.
 RowValues = Callable[..., tuple[np.ndarray, np.ndarray | None]]
+#: An upper bound of every row's value before its members are found: ``(step, count) ->
+#: (rows,)`` (:func:`~gridsim.selection.block_bounds.step_bounds`).
+RowBounds = Callable[["_Step", int], np.ndarray | None]
 
 
 @dataclass(frozen=True)
@@ -127,11 +132,12 @@ class _Step:
         ]
         return columns[np.argsort(slots.price[columns], kind="stable")]
 
-    @property
+    @cached_property
     def _least_finish(self) -> float:
         """Columns end no earlier than this. The factor ``1 - 1e-15`` is a margin of the column
         filter; it drops nothing a row can use unless finish times are negative, and
-        :meth:`cheapest` applies it too, so that both see the same members."""
+        :meth:`cheapest` applies it too, so that both see the same members (a step restricted
+        to some rows by :meth:`skip` keeps its batch's value, and with it the same members)."""
         return (self.start + self.runtime).min() * (1 - 1e-15)
 
     @cached_property
@@ -219,6 +225,13 @@ class _Step:
             step=self.step[rows],
             budget_left=self.budget_left[rows],
         )
+
+    def skip(self, skipped: np.ndarray) -> _Step:
+        """The step without the ``skipped`` rows (a mask), whose members are found exactly as
+        in the whole step: the same :attr:`_least_finish`."""
+        kept = self.select(~skipped)
+        kept.__dict__["_least_finish"] = self._least_finish
+        return kept
 
     def key(self, row: int, value: float, secondary: float = 0.0) -> tuple[float, ...]:
         perf = float(self.slots.performance[self.sigma[row]])
@@ -315,6 +328,11 @@ class CheapestRows:
     sigma that cannot beat the best window found: the search never visits such a sigma. A
     long search (the Lite criteria visit most sigmas) then costs a few NumPy passes instead
     of one per chunk, and a short one evaluates what it visits.
+
+    With ``row_bounds``, the rows whose bound is below the value of the best window found
+    before the batch are left out: their values are below it, so they cannot be a chunk's
+    best row that beats it, nor tie it (a tie goes to the window found first), and the
+    search chooses the same window as when evaluating every row.
     """
 
     def __init__(
@@ -325,21 +343,25 @@ class CheapestRows:
         request: Request,
         row_values: RowValues,
         first_step: np.ndarray | None = None,
+        row_bounds: RowBounds | None = None,
     ) -> None:
         self.slots, self.sigmas, self.runtime = slots, sigmas, runtime
-        self.request, self.row_values = request, row_values
+        self.request, self.row_values, self.row_bounds = request, row_values, row_bounds
         self.first_step = first_step
         self.first_row = np.zeros(1, dtype=np.int64)  # per visited sigma, then the end
         self.rows: dict[str, np.ndarray] = {}
 
-    def best(self, chunk: slice, reach: Callable[[int, int], int]) -> _Choice | None:
+    def best(
+        self, chunk: slice, reach: Callable[[int, int], int], floor: float | None = None
+    ) -> _Choice | None:
         """The best row of the chunk's steps; ``reach(begin, end)`` tells how far the search
-        can still go (the sigmas past it cannot beat the best window found so far)."""
+        can still go (the sigmas past it cannot beat the best window found so far), ``floor``
+        is that window's value (None before one is found)."""
         stop = min(chunk.stop, len(self.sigmas))
         evaluated = len(self.first_row) - 1
         if stop > evaluated:
             ahead = max(stop, _AHEAD * evaluated)
-            self._evaluate(evaluated, reach(evaluated, ahead))
+            self._evaluate(evaluated, reach(evaluated, ahead), floor)
         begin, end = self.first_row[chunk.start], self.first_row[stop]
         rows = {name: column[begin:end] for name, column in self.rows.items()}
         if begin == end or not rows["affordable"].any():
@@ -358,12 +380,22 @@ class CheapestRows:
             others=tuple(sorted(int(m) for m in rows["picks"][row])),
         )
 
-    def _evaluate(self, begin: int, end: int) -> None:
-        """Evaluate the steps of ``sigmas[begin:end]`` and append them to the rows."""
+    def _evaluate(self, begin: int, end: int, floor: float | None = None) -> None:
+        """Evaluate the steps of ``sigmas[begin:end]`` and append them to the rows, leaving
+        out those whose bound is below ``floor``."""
         end = min(end, len(self.sigmas))
         sigmas = self.sigmas[begin:end]
         step = _steps(self.slots, sigmas, self.runtime, self.request, self.first_step)
         count = self.request.n - 1
+        bounds = None
+        if step is not None and floor is not None and self.row_bounds is not None and count:
+            bounds = self.row_bounds(step, count)
+        if bounds is not None:
+            below = bounds < floor
+            if below.all():
+                step = None
+            elif below.any():
+                step = step.skip(below)
         if step is None:
             self.first_row = np.concatenate(
                 (self.first_row, np.full(len(sigmas), self.first_row[-1]))

@@ -133,10 +133,13 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
 
     if criterion.takes_cheapest:
         sigmas = visits.sigmas  # all of them: the criteria that take the cheapest are not lazy
-        ahead = CheapestRows(slots, sigmas, runtime, request, criterion.row_values, first_step)
+        ahead = CheapestRows(
+            slots, sigmas, runtime, request, criterion.row_values, first_step, criterion.step_bounds
+        )
 
         def choose(chunk: slice, best: _Choice | None) -> _Choice | None:
-            return ahead.best(chunk, lambda begin, end: reach(best, begin, end))
+            floor = None if best is None else best.key[0]
+            return ahead.best(chunk, lambda begin, end: reach(best, begin, end), floor)
     else:
 
         def choose(chunk: slice, best: _Choice | None) -> _Choice | None:

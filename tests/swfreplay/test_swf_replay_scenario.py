@@ -177,3 +177,21 @@ def test_node_level_replays_report_cost_and_move_a_progress_bar_to_the_last_subm
     held = jobs.finish_time - jobs.start_time
     assert (jobs.cost >= held * jobs.processors - 1e-6).all()
     assert (jobs.cost <= 2 * held * jobs.processors + 1e-6).all()
+
+
+def test_a_sweep_over_policy_prints_the_policy_column_once(tmp_path):
+    nodes = yaml.safe_load((REPOSITORY / "scenarios" / "swf-replay-kth-nodes.yaml").read_text())
+    nodes["workload"]["max_jobs"] = 30
+    nodes["sweep"] = {"policy": ["BFfinish", "CoP"]}
+    path = tmp_path / "nodes.yaml"
+    path.write_text(yaml.safe_dump(nodes))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        main, ["run", str(path), "-j", "1", "-q", "-o", str(out), "--log", str(KTH_300)]
+    )
+    assert result.exit_code == 0, result.output
+    header, *rows = result.output.split("\n\n")[0].splitlines()
+    assert header.split()[:2] == ["policy", "runs"]
+    assert [row.split()[:2] for row in rows] == [
+        ["conservative/BFfinish", "1"], ["conservative/CoP", "1"],
+    ]  # fmt: skip

@@ -1,0 +1,139 @@
+"""The Lite step bounds: never below a step's value, the same windows with and without them, and
+their bit operations against the plain definitions."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import fields
+
+import numpy as np
+import pytest
+import test_window_ties
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from property_budget import examples
+from random_instances import random_instance
+
+import gridsim.selection.block_bounds as block_bounds
+from gridsim.model import Request
+from gridsim.selection.block_bounds import _set_bits, _through_cheapest
+from gridsim.selection.criteria import build_criterion
+from gridsim.selection.steps import _score_cheapest, _steps
+from gridsim.selection.window_search import Candidates
+from gridsim.workloads.environment import EnvironmentSpec, generate_environment
+
+LITE = [
+    "MinCost",
+    "MaxQLite",
+    "DEPLite",
+    "COORDLite",
+    {"name": "DEPLite", "max_distance": 30.0},
+    {"name": "COORDLite", "max_distance": 30.0},
+]
+BLOCKS = [1, 2, 3, block_bounds.BLOCK]
+
+
+@contextmanager
+def bounds_everywhere(block: int):
+    """Bound every batch of steps, however few, in blocks of ``block`` steps."""
+    saved = block_bounds.BLOCK, block_bounds.MIN_STEPS
+    block_bounds.BLOCK, block_bounds.MIN_STEPS = block, 0
+    try:
+        yield
+    finally:
+        block_bounds.BLOCK, block_bounds.MIN_STEPS = saved
+
+
+def check_bounds(profile, request, spec) -> None:
+    """Every step of every candidate slowest slot has a value no larger than its bound."""
+    criterion = build_criterion(spec)
+    slots = Candidates.from_table(profile.slot_table(), request)
+    runtime = request.volume / slots.performance
+    sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
+    count = request.n - 1
+    step = _steps(slots, sigmas, runtime, request)
+    if step is None or count == 0:
+        return
+    bounds = criterion.step_bounds(step, count)
+    _, score, _, _ = _score_cheapest(step, count, criterion.row_values)
+    above = np.flatnonzero(score > bounds)
+    assert len(above) == 0, (score[above], bounds[above])
+
+
+def without_bounds(spec):
+    """The criterion evaluating every step."""
+    criterion = build_criterion(spec)
+    cls = type(criterion)
+    plain = type(cls.__name__, (cls,), {"step_bounds": lambda self, step, count: None})
+    return plain(**{f.name: getattr(criterion, f.name) for f in fields(criterion)})
+
+
+def check_same_windows(profile, request, spec) -> None:
+    bounded = build_criterion(spec).search(profile, request)
+    plain = without_bounds(spec).search(profile, request)
+    if plain is None:
+        assert bounded is None
+        return
+    compared = ("start", "runtime", "nodes", "slots", "cost", "criterion_value")
+    assert [getattr(bounded, f) for f in compared] == [getattr(plain, f) for f in compared]
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(LITE), st.sampled_from(BLOCKS))
+def test_no_step_is_worth_more_than_its_bound(seed, spec, block):
+    profile, request = random_instance(seed)
+    with bounds_everywhere(block):
+        check_bounds(profile, request, spec)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(test_window_ties.tied_instances(), st.sampled_from(LITE), st.sampled_from(BLOCKS))
+def test_bounds_and_choices_with_many_equal_windows(instance, spec, block):
+    profile, request = instance
+    with bounds_everywhere(block):
+        check_bounds(profile, request, spec)
+        check_same_windows(profile, request, spec)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(LITE), st.sampled_from(BLOCKS))
+def test_skipping_steps_changes_no_window(seed, spec, block):
+    profile, request = random_instance(seed)
+    with bounds_everywhere(block):
+        check_same_windows(profile, request, spec)
+
+
+@pytest.mark.parametrize("spec", LITE)
+def test_bounds_on_100_node_instances_with_more_than_64_slots(spec):
+    request = Request(n=7, volume=800, budget=644, min_performance=1)
+    for seed in (3, 11):
+        profile = generate_environment(EnvironmentSpec(), np.random.default_rng(seed)).profile()
+        check_bounds(profile, request, spec)
+        with bounds_everywhere(2):
+            check_bounds(profile, request, spec)
+            check_same_windows(profile, request, spec)
+
+
+words = st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=4)
+
+
+@settings(max_examples=examples(100))
+@given(st.lists(words, min_size=1, max_size=6), st.integers(1, 9), st.integers(0, 3))
+def test_bit_operations_against_their_definitions(rows, count, sparse):
+    width = max(len(row) for row in rows)
+    bits = np.array([row + [0] * (width - len(row)) for row in rows], dtype=np.uint64)
+    bits &= np.uint64((1 << 64) - 1 >> (16 * sparse))  # fewer set bits: counts near ``count``
+    as_ints = [[int(word) for word in row] for row in bits]
+    ranks = [[64 * w + b for w, word in enumerate(row) for b in range(64) if word >> b & 1]
+             for row in as_ints]  # fmt: skip
+    # The ranks up to the count-th set bit (every rank when a row has fewer).
+    mask = _through_cheapest(bits, count)
+    for row, row_ranks in zip(mask, ranks, strict=True):
+        limit = row_ranks[count - 1] if len(row_ranks) >= count else 64 * width
+        expected = [64 * w + b < limit + 1 for w in range(width) for b in range(64)]
+        assert [bool(int(row[w]) >> b & 1) for w in range(width) for b in range(64)] == expected
+    # Every set bit: its row, its index and its place among the row's set bits, in any order.
+    row, index, place = _set_bits(bits)
+    found = sorted(zip(row.tolist(), index.tolist(), place.tolist(), strict=True))
+    expected = [(r, i, p) for r, row_ranks in enumerate(ranks) for p, i in enumerate(row_ranks)]
+    assert found == expected
