@@ -195,3 +195,19 @@ def test_plugin_criteria_are_listed_with_why_one_is_hidden_or_unusable(monkeypat
         ("Documented", "First line of the docstring. [pkg:Documented]"),
         ("Summarised", "its own summary [pkg:Summarised]"),
     ]
+
+
+def test_a_name_that_is_not_a_string_is_refused_as_unknown():
+    for name in (["MaxQ"], {"MaxQ": 1}, 3):
+        with pytest.raises(CriterionError, match=r"^unknown criterion"):
+            build_criterion({"name": name})
+
+
+@pytest.mark.parametrize("name", ["MaxQ", "DEP", "COORD", "MaxQLite", "MinCost", "CoP"])
+def test_one_node_requests_skip_the_nodes_whose_task_breaks_the_budget(name):
+    # Node 0 is fast but dear (task 10 at 1.0 a unit: 10), node 1 slow and cheap (20 at 0.1:
+    # 2); a budget of 5 leaves node 1 only.
+    nodes = (Node(0, 2.0, 1.0, 9.0), Node(1, 1.0, 0.1, 1.0))
+    profile = Profile(nodes, [[], []], 0.0, 100.0)
+    window = build_criterion(name).search(profile, Request(1, 20.0, budget=5.0))
+    assert window is not None and window.nodes == (1,) and window.cost == pytest.approx(2.0)
