@@ -211,3 +211,37 @@ def test_one_node_requests_skip_the_nodes_whose_task_breaks_the_budget(name):
     profile = Profile(nodes, [[], []], 0.0, 100.0)
     window = build_criterion(name).search(profile, Request(1, 20.0, budget=5.0))
     assert window is not None and window.nodes == (1,) and window.cost == pytest.approx(2.0)
+
+
+def test_an_unknown_name_without_a_close_one_gets_no_hint():
+    with pytest.raises(CriterionError) as raised:
+        build_criterion({"name": 3})
+    assert str(raised.value) == "unknown criterion 3 (see `gridsim policies`)"
+
+
+@dataclass(frozen=True)
+class LabelledPlugin(criteria.WindowCriterion):
+    """A plugin criterion with a label of its own."""
+
+    weight: float = 1.0
+
+    def value(self, start, runtime):
+        return -np.asarray(start, dtype=float)
+
+    @property
+    def label(self) -> str:
+        return f"Labelled[{self.weight}]"
+
+
+@dataclass(frozen=True)
+class UnlabelledPlugin(LabelledPlugin):
+    """A plugin criterion with the default label."""
+
+    label = criteria.Criterion.label
+
+
+def test_a_plugin_keeps_its_own_label_else_gets_one_from_its_parameters():
+    labelled = build_criterion({"name": "test_criteria_contracts:LabelledPlugin", "weight": 2.0})
+    assert labelled.label == "Labelled[2.0]"
+    spec = {"name": "test_criteria_contracts:UnlabelledPlugin", "weight": 2.0}
+    assert build_criterion(spec).label.endswith("(weight=2.0)")
