@@ -14,16 +14,11 @@ medians and checks that both find the same window, to the last bit, on every ins
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
+from paired_searches import REQUEST, alternating_medians, reference_profiles, same_windows
 
 import gridsim.selection.criteria as criteria
-from gridsim.model import Request
-from gridsim.workloads.environment import EnvironmentSpec, generate_environment
-
-REQUEST = Request(n=7, volume=800, budget=644, min_performance=1)
 
 
 def previous_distances(slot_start, slot_end, start, runtime):
@@ -95,34 +90,15 @@ def main() -> None:
     parser.add_argument("--criteria", default="DEPLite,COORDLite")
     options = parser.parse_args()
     names = options.criteria.split(",")
-    profiles = [
-        generate_environment(EnvironmentSpec(), np.random.default_rng(seed)).profile()
-        for seed in range(20)
-    ]
+    profiles = reference_profiles()
     versions = {"previous": previous_classes(), "today": criteria.CRITERIA}
-    medians: dict[tuple[str, str], list[float]] = {(v, n): [] for v in versions for n in names}
-    for round_ in range(options.rounds):
-        order = list(versions) if round_ % 2 == 0 else list(versions)[::-1]
-        for name in names:
-            for version in order:
-                criterion = versions[version][name]()
-                spent = []
-                for profile in profiles:
-                    began = time.process_time()
-                    criterion.search(profile, REQUEST)
-                    spent.append(time.process_time() - began)
-                medians[(version, name)].append(statistics.median(spent))
+    medians = alternating_medians(versions, names, profiles, options.rounds)
     for name in names:
-        before = statistics.median(medians[("previous", name)])
-        now = statistics.median(medians[("today", name)])
-        windows = [
-            [versions[v][name]().search(profile, REQUEST) for profile in profiles] for v in versions
-        ]
-        same = all(
-            (a.start, a.nodes, a.cost, a.criterion_value)
-            == (b.start, b.nodes, b.cost, b.criterion_value)
-            for a, b in zip(*windows, strict=True)
-        )
+        before, now = medians[("previous", name)], medians[("today", name)]
+        same = same_windows(
+            *([versions[v][name]().search(profile, REQUEST) for profile in profiles]
+              for v in versions)
+        )  # fmt: skip
         print(
             f"{name:<10} previous {1e3 * before:.2f} ms  today {1e3 * now:.2f} ms"
             f"  previous / today {before / now:.3f}  same windows: {'yes' if same else 'NO'}"

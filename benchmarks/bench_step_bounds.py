@@ -1,6 +1,7 @@
 """Lite searches with and without the step bounds that skip steps, in one process.
 
     python benchmarks/bench_step_bounds.py [--rounds 16] [--criteria MaxQLite,DEPLite,COORDLite]
+    python benchmarks/bench_step_bounds.py --jobflow [--rounds 3]
 
 The baseline is the search as it was before the bounds (gridsim/selection/block_bounds.py):
 the same criterion with ``step_bounds`` returning None, so that every step of every visited
@@ -11,23 +12,31 @@ every round), so that both see the same load; separate processes differ by up to
 shared machine with the same code. Prints the medians of the rounds' processor-time medians,
 their ratio, the steps evaluated by each, and checks that both find the same window, to the
 last bit, on every instance.
+
+``--jobflow`` times a job flow instead: the first point of ``scenarios/dependability.yaml``
+(32 nodes, 100 jobs of 1-8 tasks) with 3 replications and its Lite policy plus DEPLite,
+COORDLite and MaxQLite, run in this process with and without the bounds alternately; it prints
+the median over the rounds of each policy's simulation time (``sim_time_s`` summed over the
+replications) and checks that the jobs and tasks written are the same.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import statistics
-import time
+import tempfile
+from pathlib import Path
 
-import numpy as np
+import pandas as pd
+import yaml
+from paired_searches import REQUEST, alternating_medians, reference_profiles, same_windows
 
+import gridsim.selection.criteria as criteria
 import gridsim.selection.steps as steps
-from gridsim.model import Request
+from gridsim.cli import main as gridsim_main
 from gridsim.selection.criteria import CRITERIA
-from gridsim.workloads.environment import EnvironmentSpec, generate_environment
-
-REQUEST = Request(n=7, volume=800, budget=644, min_performance=1)
-
 
 #: Steps evaluated ahead (steps._AHEAD) by each version.
 AHEAD = {"all steps": 8, "bounded": steps._AHEAD}
@@ -57,45 +66,83 @@ def steps_evaluated(criterion, profiles, ahead: int) -> int:
     return counted[0]
 
 
+SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "dependability.yaml"
+
+
+def jobflow(rounds: int) -> None:
+    """The job-flow comparison (see the module docstring)."""
+    scenario = yaml.safe_load(SCENARIO.read_text())
+    for key in ("sweep", "zip"):
+        scenario.pop(key, None)
+    scenario["replications"] = 3
+    scenario["policies"] = ["BFfinish", {"name": "DEPLite", "max_distance": 50}]
+    scenario["policies"] += ["DEPLite", "COORDLite", "MaxQLite"]
+    bounded_step_bounds = criteria.SlotCriterion.step_bounds
+    times: dict[str, dict[str, list[float]]] = {"all steps": {}, "bounded": {}}
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "jobflow.yaml"
+        path.write_text(yaml.safe_dump(scenario))
+        for round_ in range(rounds):
+            order = list(times) if round_ % 2 == 0 else list(times)[::-1]
+            for version in order:
+                steps._AHEAD = AHEAD[version]
+                criteria.SlotCriterion.step_bounds = (
+                    bounded_step_bounds if version == "bounded" else lambda self, step, count: None
+                )
+                out = Path(folder) / version
+                arguments = ["run", str(path), "-j", "1", "-q", "-o", str(out), "--overwrite"]
+                with contextlib.redirect_stdout(io.StringIO()):  # its summary table
+                    gridsim_main(arguments, standalone_mode=False)
+                runs = pd.concat(map(pd.read_parquet, sorted(out.glob("runs/**/*.parquet"))))
+                for policy, spent in runs.groupby("policy").sim_time_s.sum().items():
+                    times[version].setdefault(policy, []).append(spent)
+        criteria.SlotCriterion.step_bounds = bounded_step_bounds
+        same = all(
+            pd.read_parquet(a).equals(pd.read_parquet(b))
+            for kind in ("jobs", "tasks")
+            for a, b in zip(
+                sorted((Path(folder) / "all steps").glob(f"{kind}/**/*.parquet")),
+                sorted((Path(folder) / "bounded").glob(f"{kind}/**/*.parquet")),
+                strict=True,
+            )
+        )
+    for policy in times["bounded"]:
+        before = statistics.median(times["all steps"][policy])
+        now = statistics.median(times["bounded"][policy])
+        print(
+            f"{policy:<26} all steps {before:.3f} s  bounded {now:.3f} s"
+            f"  all / bounded {before / now:.2f}"
+        )
+    print(f"same jobs and tasks: {'yes' if same else 'NO'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=16)
     parser.add_argument("--criteria", default="MaxQLite,DEPLite,COORDLite")
+    parser.add_argument("--jobflow", action="store_true")
     options = parser.parse_args()
+    if options.jobflow:
+        jobflow(options.rounds)
+        return
     names = options.criteria.split(",")
-    profiles = [
-        generate_environment(EnvironmentSpec(), np.random.default_rng(seed)).profile()
-        for seed in range(20)
-    ]
+    profiles = reference_profiles()
     versions = {
         "all steps": {name: without_bounds(CRITERIA[name]) for name in names},
         "bounded": {name: CRITERIA[name] for name in names},
     }
-    medians: dict[tuple[str, str], list[float]] = {(v, n): [] for v in versions for n in names}
-    for round_ in range(options.rounds):
-        order = list(versions) if round_ % 2 == 0 else list(versions)[::-1]
-        for name in names:
-            for version in order:
-                steps._AHEAD = AHEAD[version]
-                criterion = versions[version][name]()
-                spent = []
-                for profile in profiles:
-                    began = time.process_time()
-                    criterion.search(profile, REQUEST)
-                    spent.append(time.process_time() - began)
-                medians[(version, name)].append(statistics.median(spent))
+
+    def prepare(version: str) -> None:
+        steps._AHEAD = AHEAD[version]
+
+    medians = alternating_medians(versions, names, profiles, options.rounds, prepare)
     for name in names:
-        before = statistics.median(medians[("all steps", name)])
-        now = statistics.median(medians[("bounded", name)])
+        before, now = medians[("all steps", name)], medians[("bounded", name)]
         windows = []
         for version in versions:
-            steps._AHEAD = AHEAD[version]
+            prepare(version)
             windows.append([versions[version][name]().search(p, REQUEST) for p in profiles])
-        same = all(
-            (a.start, a.runtime, a.nodes, a.slots, a.cost, a.criterion_value)
-            == (b.start, b.runtime, b.nodes, b.slots, b.cost, b.criterion_value)
-            for a, b in zip(*windows, strict=True)
-        )
+        same = same_windows(*windows)
         rows = [steps_evaluated(versions[v][name](), profiles, AHEAD[v]) for v in versions]
         print(
             f"{name:<10} all steps {1e3 * before:.2f} ms  bounded {1e3 * now:.2f} ms"

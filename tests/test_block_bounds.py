@@ -15,6 +15,7 @@ from property_budget import examples
 from random_instances import random_instance
 
 import gridsim.selection.block_bounds as block_bounds
+import gridsim.selection.steps as steps
 from gridsim.model import Request
 from gridsim.selection.block_bounds import _set_bits, _through_cheapest
 from gridsim.selection.criteria import build_criterion
@@ -36,12 +37,14 @@ BLOCKS = [1, 2, 3, block_bounds.BLOCK]
 @contextmanager
 def bounds_everywhere(block: int):
     """Bound every batch of steps, however few, in blocks of ``block`` steps."""
-    saved = block_bounds.BLOCK, block_bounds.MIN_STEPS
+    saved = block_bounds.BLOCK, block_bounds.MIN_STEPS, steps.BOUNDING
     block_bounds.BLOCK, block_bounds.MIN_STEPS = block, 0
+    steps.BOUNDING = steps.BoundingRecord()  # a record of its own, left as it was after
+    steps.BOUNDING.WORTH = 0.0  # however few steps the bounds skip
     try:
         yield
     finally:
-        block_bounds.BLOCK, block_bounds.MIN_STEPS = saved
+        block_bounds.BLOCK, block_bounds.MIN_STEPS, steps.BOUNDING = saved
 
 
 def check_bounds(profile, request, spec) -> None:
@@ -137,3 +140,16 @@ def test_bit_operations_against_their_definitions(rows, count, sparse):
     found = sorted(zip(row.tolist(), index.tolist(), place.tolist(), strict=True))
     expected = [(r, i, p) for r, row_ranks in enumerate(ranks) for p, i in enumerate(row_ranks)]
     assert found == expected
+
+
+def test_bounds_that_skip_little_are_used_only_every_few_batches():
+    record = steps.BoundingRecord()
+    assert all(record.wanted(int) for _ in range(20))  # nothing recorded: bound
+    record.record(int, 0.9)
+    assert all(record.wanted(int) for _ in range(20))
+    record.record(int, 0.0)  # the average falls to 0.45
+    wanted = [record.wanted(int) for _ in range(3 * record.PROBE_EVERY)]
+    assert wanted == ([False] * (record.PROBE_EVERY - 1) + [True]) * 3
+    assert record.wanted(float)  # another criterion is not affected
+    record.record(int, 1.0)
+    assert all(record.wanted(int) for _ in range(20))

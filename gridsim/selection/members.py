@@ -86,17 +86,6 @@ class MemberSets:
         Returns ``(slots, found)``: slot indices ``(rows, count)``, ``-1`` past the members a
         row has, and how many each row has (at most ``count``).
         """
-        ranks, found = self._cheapest_ranks(members, count)
-        return np.where(ranks >= 0, self.by_rank[ranks], -1), found
-
-    def rank_of_cheapest(self, members: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """The price rank of the ``count``-th cheapest slot of each row of ``members`` (``-1``
-        where a row has fewer), and how many each row has (at most ``count``)."""
-        ranks, found = self._cheapest_ranks(members, count)
-        return ranks[:, count - 1], found
-
-    def _cheapest_ranks(self, members: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """As :meth:`cheapest`, with price ranks instead of slot indices."""
         rows, words = members.shape
         chosen = np.full(rows * count, -1, dtype=np.int64)
         per_word = np.bitwise_count(members).astype(np.int64).ravel()
@@ -122,7 +111,7 @@ class MemberSets:
             lowest = value & -value
             chosen[target + k] = first_bit + np.bitwise_count(lowest - np.uint64(1))
             value ^= lowest
-        return chosen.reshape(rows, count), found
+        return np.where(chosen >= 0, self.by_rank[chosen], -1).reshape(rows, count), found
 
 
 def _from_each(bits: np.ndarray) -> np.ndarray:

@@ -1,5 +1,7 @@
 """Node-level FCFS and EASY (gridsim.scheduling.queue_policies): invariants and examples."""
 
+import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -102,3 +104,42 @@ def test_unknown_scheduler_names_are_refused():
         ValueError, match=r"unknown scheduler 'sjf'.*expected one of fcfs, easy, conservative"
     ):
         build_planner("sjf", (), (), build_criterion("BFstart"))  # type: ignore[arg-type]
+
+
+def test_fcfs_under_sjf_re_plans_the_queue_when_a_shorter_job_overtakes_it():
+    # One node busy with job 0 until 10. Job 1 (8 units) queues at 10; job 2 (2 units)
+    # arrives later but is shorter: it goes first at 10, and job 1 moves to 12 (delay 2).
+    nodes = (Node(0, 1.0, 1.0),)
+    jobs = (Job(0, 0.0, 1, 10.0), Job(1, 1.0, 1, 8.0), Job(2, 2.0, 1, 2.0))
+    trace = simulate(Instance(nodes, ((),), jobs), build_criterion("BFfinish"), "sjf", "fcfs")
+    records = {record["job_id"]: record for record in trace.job_records()}
+    got = {i: (r["first_promised_start"], r["start"], r["delay"]) for i, r in records.items()}
+    assert got == {0: (0.0, 0.0, 0.0), 1: (10.0, 12.0, 2.0), 2: (10.0, 10.0, 0.0)}
+
+
+def small_heterogeneous_flow(seed: int) -> Instance:
+    """Eight nodes of performance 0.5 and 2 (a window's runtime is not its volume), twenty
+    jobs arriving faster than they are served, most ending early, some overrunning."""
+    rng = np.random.default_rng(seed)
+    nodes = tuple(Node(i, 0.5 if i < 4 else 2.0, 1.0 if i < 4 else 3.0) for i in range(8))
+    jobs, arrival = [], 0.0
+    for i in range(20):
+        arrival += float(rng.exponential(3.0))
+        factor = float(rng.choice([0.3, 0.6, 1.0, 1.3]))
+        jobs.append(Job(i, round(arrival, 1), int(rng.integers(1, 5)),
+                        round(float(rng.uniform(5, 40)), 1), runtime_factor=factor))  # fmt: skip
+    return Instance(nodes, ((),) * 8, tuple(jobs))
+
+
+@pytest.mark.parametrize("scheduler", ["easy", "fcfs"])
+@pytest.mark.parametrize("seed", range(2))
+def test_small_flows_on_nodes_of_other_speeds_are_scheduled_as_by_the_reference(seed, scheduler):
+    """The planners' shortcuts (the volume a criterion searched with, tests standing in for
+    searches) change no schedule: the frozen reference searches every time."""
+    from node_replay_cases import schedule
+
+    instance = small_heterogeneous_flow(seed)
+    for name in ("BFfinish", "CoP"):
+        fast = schedule(instance, build_criterion(name), scheduler)
+        reference = schedule(instance, build_criterion(name), scheduler, reference=True)
+        pd.testing.assert_frame_equal(fast, reference, check_exact=True)

@@ -200,3 +200,43 @@ def test_validate_names_the_plugin_scheduler(tmp_path):
     result = CliRunner().invoke(main, ["validate", str(path)])
     assert result.exit_code == 0, result.output
     assert "2 policies under scheduler plugin_samples:AreaFirst" in result.stdout
+
+
+def test_installed_schedulers_are_described_and_one_named_like_a_built_in_is_hidden(
+    tmp_path, monkeypatch
+):
+    from gridsim.scheduling.queue_policies import describe_plugin_schedulers
+
+    install_entry_points(
+        tmp_path, "plugin_test_described",
+        {"gridsim.schedulers": {"easy": "plugin_samples:Conservative",
+                                "area": "plugin_samples:AreaFirst",
+                                "broken": "plugin_samples:NotAPlanner"}},
+        monkeypatch,
+    )  # fmt: skip
+    rows = dict(describe_plugin_schedulers())
+    assert rows["easy"] == "hidden by the built-in easy; name it as plugin_samples:Conservative"
+    assert rows["area"].endswith(" [plugin_samples:AreaFirst]")
+    assert rows["broken"].startswith("unusable: ")
+
+
+def test_a_scheduler_spec_needs_a_name_and_leaves_the_priority_to_the_scenario():
+    from gridsim.plugins import PluginLoadError
+    from gridsim.scheduling.queue_policies import scheduler_class
+
+    with pytest.raises(PluginLoadError, match=r"^unknown scheduler None: expected one of"):
+        scheduler_class({"largest_first": True})
+    with pytest.raises(PluginLoadError, match=r"takes no parameter 'priority'"):
+        scheduler_class({"name": "plugin_samples:AreaFirst", "priority": "sjf"})
+
+
+def test_a_built_in_planner_driving_a_plugin_criterion_comes_back_guarded_unchecked():
+    from gridsim.scheduling.guard import GuardedScheduler
+    from gridsim.scheduling.queue_policies import FcfsReservations, build_planner
+
+    instance = static_instance()
+    criterion = build_criterion("plugin_samples:EarliestFinish")
+    planner = build_planner("fcfs", instance.nodes, instance.busy, criterion)
+    assert isinstance(planner, GuardedScheduler) and not planner.checked
+    assert isinstance(planner.planner, FcfsReservations)
+    assert planner.origin == "plugin_samples:EarliestFinish"

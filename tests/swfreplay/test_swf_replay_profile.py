@@ -222,3 +222,14 @@ def test_a_compression_pass_is_the_plain_loop_of_tests_searches_and_moves(queued
     fast, queue = planned()
     assert fast.compress(now, queue, processors, duration) == expected
     assert fast.steps() == profile.steps()
+
+
+def test_a_range_over_several_steps_is_refused_with_what_is_wrong():
+    profile = CountingProfile(4, 0.0)
+    profile.add(0, 10, 3)
+    with pytest.raises(ValueError) as error:
+        profile.add(5, 15, 2)  # fits on [10, 15) but not on [5, 10)
+    assert str(error.value) == "over-committed: 2 processors on [5, 15)"
+    with pytest.raises(ValueError) as error:
+        profile.release(5, 15, 2)  # [10, 15) held nothing
+    assert str(error.value) == "released more than was held on [5, 15)"
