@@ -195,3 +195,53 @@ def test_plugin_criteria_are_listed_with_why_one_is_hidden_or_unusable(monkeypat
         ("Documented", "First line of the docstring. [pkg:Documented]"),
         ("Summarised", "its own summary [pkg:Summarised]"),
     ]
+
+
+def test_a_name_that_is_not_a_string_is_refused_as_unknown():
+    for name in (["MaxQ"], {"MaxQ": 1}, 3):
+        with pytest.raises(CriterionError, match=r"^unknown criterion"):
+            build_criterion({"name": name})
+
+
+@pytest.mark.parametrize("name", ["MaxQ", "DEP", "COORD", "MaxQLite", "MinCost", "CoP"])
+def test_one_node_requests_skip_the_nodes_whose_task_breaks_the_budget(name):
+    # Node 0 is fast but dear (task 10 at 1.0 a unit: 10), node 1 slow and cheap (20 at 0.1:
+    # 2); a budget of 5 leaves node 1 only.
+    nodes = (Node(0, 2.0, 1.0, 9.0), Node(1, 1.0, 0.1, 1.0))
+    profile = Profile(nodes, [[], []], 0.0, 100.0)
+    window = build_criterion(name).search(profile, Request(1, 20.0, budget=5.0))
+    assert window is not None and window.nodes == (1,) and window.cost == pytest.approx(2.0)
+
+
+def test_an_unknown_name_without_a_close_one_gets_no_hint():
+    with pytest.raises(CriterionError) as raised:
+        build_criterion({"name": 3})
+    assert str(raised.value) == "unknown criterion 3 (see `gridsim policies`)"
+
+
+@dataclass(frozen=True)
+class LabelledPlugin(criteria.WindowCriterion):
+    """A plugin criterion with a label of its own."""
+
+    weight: float = 1.0
+
+    def value(self, start, runtime):
+        return -np.asarray(start, dtype=float)
+
+    @property
+    def label(self) -> str:
+        return f"Labelled[{self.weight}]"
+
+
+@dataclass(frozen=True)
+class UnlabelledPlugin(LabelledPlugin):
+    """A plugin criterion with the default label."""
+
+    label = criteria.Criterion.label
+
+
+def test_a_plugin_keeps_its_own_label_else_gets_one_from_its_parameters():
+    labelled = build_criterion({"name": "test_criteria_contracts:LabelledPlugin", "weight": 2.0})
+    assert labelled.label == "Labelled[2.0]"
+    spec = {"name": "test_criteria_contracts:UnlabelledPlugin", "weight": 2.0}
+    assert build_criterion(spec).label.endswith("(weight=2.0)")

@@ -101,3 +101,17 @@ def test_a_sigma_whose_ceiling_is_nan_is_still_visited(seed):
         assert (window.start, window.nodes, window.criterion_value) == (
             expected.start, expected.nodes, expected.criterion_value
         )  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["FirstFit", "MinFinish", "BFstart", "BFfinish", "CoP"])
+def test_the_exact_fit_holds_with_many_performance_levels(name):
+    """With more distinct performances than ``earliest.MAX_LEVELS`` the earliest-step bound
+    takes one sweep for all sigmas; its slack must keep the exact fit of the slot [8.3, 10.4)
+    (task 2.1 on performance 1) as a step. The nine faster nodes are free from 50 only, so
+    every criterion of the earliest finish takes the exact fit."""
+    start, end, task = 8.3, 10.4, 2.1
+    nodes = tuple(Node(i, 1.0 + i, 0.1, 1.0) for i in range(10))
+    busy = [[(0.0, start), (end, 100.0)]] + [[(0.0, 50.0)] for _ in nodes[1:]]
+    profile = Profile(nodes, busy, 0.0, 100.0)
+    window = build_criterion(name).search(profile, Request(1, task))
+    assert window is not None and (window.start, window.nodes) == (start, (0,))
