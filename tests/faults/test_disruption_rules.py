@@ -69,3 +69,23 @@ def test_blocked_reservations_are_planned_again_in_priority_order():
     }  # fmt: skip
     assert [move.job_id for move in plan.moves] == [2, 1]
     assert before[1] != before[2]
+
+
+def test_a_job_resubmitted_at_the_head_then_the_queue_in_priority_order():
+    # Job 0 holds both nodes over [0, 10); under SJF job 2 (volume 5) is promised node 0 at
+    # 10, job 1 (volume 10) node 1. Job 0 is killed at 5 and resubmitted at the head: it
+    # takes both nodes over [5, 15), and the queue is planned again shortest first.
+    plan = planner(priority="sjf", resubmit="head")
+    plan.submit([Job(0, 0.0, 2, 10.0)], 0.0)
+    plan.start(0)
+    plan.submit([Job(1, 0.5, 1, 10.0), Job(2, 0.5, 1, 5.0)], 0.5)
+    before = {i: plan.reservations[i].nodes for i in (1, 2)}
+    plan.kill(0, 5.0)
+    changes = plan.resubmit(plan.jobs[0], 5.0)
+    assert changes[0].start == 5.0
+    assert {i: (changes[i].start, changes[i].nodes) for i in (1, 2)} == {
+        1: (15.0, before[1]), 2: (15.0, before[2]),
+    }  # fmt: skip
+    assert [(move.job_id, move.cause) for move in plan.moves] == [
+        (2, "resubmission"), (1, "resubmission"),
+    ]  # fmt: skip
