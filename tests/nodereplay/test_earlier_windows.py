@@ -37,26 +37,36 @@ def earliest_windows(profile: Profile, n: int, volume: float, lo: float):
     return found
 
 
+def random_criterion(rng):
+    """One of the criteria the filters apply to (gridsim's own, one volume per job)."""
+    return build_criterion(str(rng.choice(["BFfinish", "CoP", "BFstart", "MinCost"])))
+
+
+def random_request(rng, profile: Profile) -> Request:
+    """A job of up to half the nodes, volume 5-60, earliest start 0-80."""
+    n = int(rng.integers(1, len(profile.nodes) // 2 + 1))
+    return Request(n, float(rng.uniform(5, 60)), earliest_start=float(rng.uniform(0, 80)))
+
+
 def answers_checked(seed: int) -> list[bool]:
     """``may_move_earlier``'s answers on a random profile, each checked by brute force: no
     earlier window of any runtime class where it says no."""
     rng = np.random.default_rng(seed)
     profile = random_profile(rng)
     performance = np.array([node.performance for node in profile.nodes])
-    criterion = build_criterion(str(rng.choice(["BFfinish", "CoP", "BFstart", "MinCost"])))
+    criterion = random_criterion(rng)
     answers = []
     for _ in range(6):
-        n = int(rng.integers(1, len(profile.nodes) // 2 + 1))
-        request = Request(n, float(rng.uniform(5, 60)), earliest_start=float(rng.uniform(0, 80)))
+        request = random_request(rng, profile)
         old = criterion.search(profile, request)
         profile.reserve(old)
         lo = request.earliest_start + float(rng.choice([0.0, rng.uniform(0, 20)]))
         table = profile.slot_table()
-        answer = may_move_earlier(table, performance, n, 0.0, lo, old, TIME_TOLERANCE)
+        answer = may_move_earlier(table, performance, request.n, 0.0, lo, old, TIME_TOLERANCE)
         released = profile.copy()
         released.release_window(old)
         volume = old.runtime * min(performance[list(old.nodes)])
-        better = [w for w in earliest_windows(released, n, volume, lo) if earlier(w, old)]
+        better = [w for w in earliest_windows(released, request.n, volume, lo) if earlier(w, old)]
         if not answer:
             assert not better, (old, better)
         answers.append(answer)
@@ -125,11 +135,10 @@ def compared_with_search(profile: Profile, rng, same_start: bool) -> list[tuple[
     window (early finishes); ``same_start``: from the reserved start on (only a window
     starting with it on faster nodes can then be earlier)."""
     performance = np.array([node.performance for node in profile.nodes])
-    criterion = build_criterion(str(rng.choice(["BFfinish", "CoP", "BFstart", "MinCost"])))
+    criterion = random_criterion(rng)
     reserved = []
     for _ in range(8):
-        n = int(rng.integers(1, len(profile.nodes) // 2 + 1))
-        request = Request(n, float(rng.uniform(5, 60)), earliest_start=float(rng.uniform(0, 80)))
+        request = random_request(rng, profile)
         window = criterion.search(profile, request)
         profile.reserve(window)
         reserved.append(window)
