@@ -422,18 +422,16 @@ class CheapestRows:
         sigmas = self.sigmas[begin:end]
         step = _steps(self.slots, sigmas, self.runtime, self.request, self.first_step)
         count = self.request.n - 1
-        bounds = None
-        criterion = type(getattr(self.row_bounds, "__self__", self.row_bounds))
-        wanted = step is not None and floor is not None and self.row_bounds is not None
-        if wanted and count and BOUNDING.wanted(criterion):
-            bounds = self.row_bounds(step, count)
-        if bounds is not None:
-            below = bounds < floor
-            BOUNDING.record(criterion, float(below.mean()))
-            if below.all():
-                step = None
-            elif below.any():
-                step = step.skip(below)
+        if step is not None and floor is not None and self.row_bounds is not None and count:
+            criterion = type(getattr(self.row_bounds, "__self__", self.row_bounds))
+            bounds = self.row_bounds(step, count) if BOUNDING.wanted(criterion) else None
+            if bounds is not None:
+                below = bounds < floor
+                BOUNDING.record(criterion, float(below.mean()))
+                if below.all():
+                    step = None
+                elif below.any():
+                    step = step.skip(below)
         if step is None:
             self.first_row = np.concatenate(
                 (self.first_row, np.full(len(sigmas), self.first_row[-1]))
