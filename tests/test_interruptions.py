@@ -189,3 +189,38 @@ def test_a_dask_worker_killed_mid_run_costs_only_time_and_each_cell_is_stored_on
     assert_tables_equal(out, reference)
     history = [e["status"] for e in gridsim.load_results(out).metadata[0]["history"]]
     assert history == ["complete"]
+
+
+WORKER_CUT_OFF_MID_RESULT = """\
+import os, struct, sys, time
+from pathlib import Path
+from gridsim.experiments.executors import ProcessExecutor
+
+def send_half_a_result(marker):
+    # As a worker terminated while sending its chunk's tables: a message's length, a tenth of
+    # its bytes, then nothing.
+    frame = sys._getframe()
+    while "result_queue" not in frame.f_locals:
+        frame = frame.f_back
+    os.write(frame.f_locals["result_queue"]._writer.fileno(), struct.pack("!i", 1000) + bytes(100))
+    Path(marker).touch()
+    time.sleep(60)
+
+if __name__ == "__main__":
+    marker = Path(sys.argv[1])
+    executor = ProcessExecutor(1)
+    executor.submit(send_half_a_result, str(marker))
+    while not marker.exists():
+        time.sleep(0.01)
+    time.sleep(0.2)  # the pool's manager thread is now waiting for the other 900 bytes
+    executor.stop()
+"""
+
+
+def test_a_worker_stopped_while_sending_its_result_does_not_hold_the_exit(tmp_path):
+    """Ctrl-C can land while a worker sends a chunk's tables; the command still ends at once."""
+    script = tmp_path / "cut_off.py"
+    script.write_text(WORKER_CUT_OFF_MID_RESULT)
+    process = subprocess.run([sys.executable, str(script), str(tmp_path / "sending")],
+                             capture_output=True, text=True, timeout=30)  # fmt: skip
+    assert process.returncode == 0, process.stderr

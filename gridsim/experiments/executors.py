@@ -85,6 +85,7 @@ class ProcessExecutor:
         # The pool's own shutdown waits for running chunks; terminate its processes instead.
         self._stopped = True
         processes = list(getattr(self._pool, "_processes", {}).values())
+        results = getattr(self._pool, "_result_queue", None)
         self._pool.shutdown(wait=False, cancel_futures=True)
         for process in processes:
             with contextlib.suppress(Exception):
@@ -94,6 +95,13 @@ class ProcessExecutor:
             process.join(max(0.0, deadline - time.monotonic()))
             if process.is_alive():
                 process.kill()
+        # A worker terminated while sending a chunk's tables leaves the pool's manager thread
+        # waiting for the rest of that message, and the interpreter's exit waits for that
+        # thread. This process holds the last open end the rest could come from: closing it
+        # ends the wait (end of file) once the workers are gone.
+        if results is not None:
+            with contextlib.suppress(Exception):
+                results._writer.close()
 
     def close(self) -> None:
         if not self._stopped:
