@@ -120,7 +120,8 @@ TESTS = {
             "jobs_are_killed_at_their_estimate_and_processors_reused_at_once",
             "each_job_gets_distinct_free_node_ids_at_its_start",
             "a_job_larger_than_the_machine_is_an_error",
-            "the_order_of_completions_at_one_instant_is_a_named_option")),
+            "the_order_of_completions_at_one_instant_is_a_named_option",
+            "easy_starts_jobs_after_each_completion_when_they_are_handed_over_one_at_a_time")),
         "tests/swfreplay/test_easy_spare_processors.py::"
         "test_long_backfilled_jobs_share_the_head_s_two_spare_processors"],
     "gridsim/experiments/cells.py": ["tests/test_cells.py", "tests/test_runner.py",
