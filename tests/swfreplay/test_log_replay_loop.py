@@ -179,3 +179,11 @@ def test_times_a_scheduler_gives_as_integers_come_back_as_float_seconds():
     assert replay.start_time.dtype == np.float64 and replay.start_time.tolist() == [5.0, 5.0]
     assert replay.first_reservation.dtype == np.float64
     assert replay.first_reservation.tolist() == [5.0, 5.0]
+
+
+def test_a_processor_column_of_floats_is_read_as_counts():
+    # A table built from a CSV with a missing value elsewhere has float processor counts.
+    jobs = table((1, 0, 2, 5, 5), (2, 0, 1, 5, 5)).astype({"processors": "float64"})
+    replay = replay_log(jobs, 4, "easy")
+    assert replay.nodes == [(0, 1), (2,)]
+    assert replay.peak_processors == 3 and type(replay.peak_processors) is int
