@@ -14,7 +14,12 @@ import math
 import pandas as pd
 import pytest
 
-from gridsim.analysis.jobflow_stats import RUN_METRICS, add_advantage, run_metrics
+from gridsim.analysis.jobflow_stats import (
+    RUN_METRICS,
+    add_advantage,
+    relative_advantage,
+    run_metrics,
+)
 
 NAN = math.nan
 JOB_COLUMNS = [
@@ -24,7 +29,7 @@ JOB_COLUMNS = [
 JOBS = [
     # started 1 earlier than first promised: no start delay
     (1, 0.0, 3.0, 2.0, 12.0, 10.0, 2, 20.0, 0.0, "finished", 0, 0.0, 0.0, False),
-    (2, 1.0, 3.0, 5.0, 9.0, 4.0, 1, 8.0, 2.0, "killed", 1, 3.0, 6.0, True),
+    (2, 1.0, 3.0, 5.0, 9.0, 4.0, 1, 8.0, 0.5, "killed", 1, 3.0, 6.0, True),
     (3, 2.0, NAN, NAN, NAN, NAN, 6, NAN, 0.0, "rejected", 0, 0.0, 0.0, False),
     (4, 3.0, NAN, NAN, NAN, NAN, 3, NAN, 0.0, "rejected", 0, 0.0, 0.0, False),
     (5, 4.0, 6.0, NAN, NAN, NAN, 1, NAN, 0.0, "failed", 2, 5.0, 10.0, True),
@@ -112,6 +117,18 @@ def test_the_first_arrival_counts_even_when_that_job_did_not_run():
     assert metrics["utilisation"] == 4 / (4 * 8 - local)
 
 
+def test_an_empty_flow_has_a_makespan_of_zero_and_no_utilisation():
+    metrics = run_metrics(jobs([]), tasks([]), N_NODES)
+    assert metrics["makespan"] == 0.0 and math.isnan(metrics["utilisation"])
+    assert (metrics["jobs_finished"], metrics["total_cost"]) == (0, 0.0)
+
+
+def test_utilisation_over_less_than_one_unit_of_node_time():
+    rows = [(1, 0.0, 0.0, 0.0, 0.5, 0.5, 1, 1.0, 0.0, "finished", 0, 0.0, 0.0, False)]
+    metrics = run_metrics(jobs(rows), tasks([(1, 0, 0.0, 0.5, "job")]), 1)
+    assert metrics["utilisation"] == 1.0
+
+
 RUNS = pd.DataFrame({
     "load": [0.0, 0.0, 0.0, 0.0, 0.5, 0.5],
     "replication": [0, 0, 1, 1, 0, 0],
@@ -138,3 +155,28 @@ def test_the_advantage_of_another_metric_and_under_another_name():
 def test_a_baseline_that_is_not_in_the_results_is_an_error_naming_it():
     with pytest.raises(ValueError, match=r"baseline policy 'C' is not in the results"):
         add_advantage(RUNS, "C", axes=["load"])
+
+
+def test_an_instance_without_a_baseline_run_has_no_advantage():
+    runs = pd.concat([RUNS, RUNS.iloc[[1]].assign(replication=2)], ignore_index=True)
+    out = add_advantage(runs, "A", axes=["load"])
+    assert out["finish_advantage_pct"].iloc[:6].tolist() == [0.0, 10.0, 0.0, -5.0, 0.0, 20.0]
+    assert math.isnan(out["finish_advantage_pct"].iloc[6])
+
+
+def test_advantages_are_averaged_per_point_and_policy_in_the_order_of_the_runs():
+    table = relative_advantage(RUNS, "A", axes=["load"])
+    assert table[["load", "policy", "runs"]].values.tolist() == [
+        [0.0, "A", 2], [0.0, "B", 2], [0.5, "A", 1], [0.5, "B", 1],
+    ]  # fmt: skip
+    assert table["advantage_pct"].tolist() == [0.0, 2.5, 0.0, 20.0]
+    first_b = relative_advantage(RUNS.iloc[::-1], "A", axes=["load"])
+    assert first_b[["load", "policy"]].values.tolist()[0] == [0.5, "B"]
+
+
+def test_advantages_of_another_metric_and_at_a_point_whose_field_is_missing():
+    runs = RUNS.assign(load=[None, None, None, None, 0.5, 0.5])
+    table = relative_advantage(runs, "A", metric="total_cost", axes=["load"])
+    assert table["policy"].tolist() == ["A", "B", "A", "B"]
+    assert table["load"].isna().tolist() == [True, True, False, False]
+    assert table["advantage_pct"].tolist() == [0.0, -25.0, 0.0, 50.0]
