@@ -141,6 +141,6 @@ def relative_advantage(
     rows = []
     for group, part in paired.groupby(keys, sort=False, dropna=False):
         mean, half, count = mean_interval(part["advantage_pct"].to_numpy(dtype=float))
-        row = dict(zip(keys, group if isinstance(group, tuple) else (group,), strict=True))
+        row = dict(zip(keys, group, strict=True))  # grouped by a list: a tuple per group
         rows.append({**row, "advantage_pct": mean, "ci95": half, "runs": count})
     return pd.DataFrame(rows)
