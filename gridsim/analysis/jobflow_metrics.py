@@ -72,7 +72,7 @@ def job_metrics(
     """Per-job metrics, as new columns on a copy of `jobs`.
 
     Adds wait_time = start - submit (s), response_time = finish - submit (s),
-    slowdown = response_time / run_time (inf for a zero run time) and
+    slowdown = response_time / run_time (inf for a zero run time after a wait, NaN without one) and
     bounded_slowdown = max(response_time / max(run_time, threshold), 1).
     """
     if bounded_slowdown_threshold <= 0:
