@@ -129,9 +129,11 @@ def test_users_are_listed_by_id_with_unknown_users_kept():
 
 
 def test_more_tables_that_are_rejected_with_the_reason():
-    with pytest.raises(ValueError, match="need known submit, start, finish and run times"):
+    with pytest.raises(
+        ValueError, match=r"^jobflow metrics need known submit, start, finish and run times$"
+    ):
         job_metrics(JOBS.assign(start_time=[0.0, np.nan, 25.0]))
-    with pytest.raises(ValueError, match="at least one job"):
+    with pytest.raises(ValueError, match=r"^jobflow metrics need at least one job$"):
         jobflow_summary(JOBS.iloc[:0], machine_processors=4)
     with pytest.raises(ValueError, match="positive machine size, got 0"):
         per_user_summary(JOBS, machine_processors=0)
