@@ -122,6 +122,7 @@ TESTS = {
     "gridsim/cloud/dytss.py": ["tests/cloud"],
     "gridsim/cloud/selfscheduling.py": ["tests/cloud"],
     "gridsim/cloud/turnaround.py": ["tests/cloud"],
+    "gridsim/cloud/simulation.py": ["tests/cloud"],
 }  # fmt: skip
 
 
