@@ -92,6 +92,16 @@ class StandInKind:
         return [(nodes, replication) for nodes, replication, _, _ in self.calls]
 
 
+@pytest.fixture(autouse=True)
+def progress_lock_of_this_process(monkeypatch) -> None:
+    """tqdm's bars share a lock between processes (a semaphore made by the first bar), so a
+    process forked after it shares it with its parent and siblings: when a mutation run forks
+    each mutant's tests from one process, a child killed while holding it would block every
+    later one. Each test here gets a lock of its own process, and no monitor thread."""
+    monkeypatch.setattr(runner.tqdm, "_lock", threading.RLock(), raising=False)
+    monkeypatch.setattr(runner.tqdm, "monitor_interval", 0)
+
+
 @pytest.fixture
 def kind(monkeypatch) -> StandInKind:
     stand_in = StandInKind()
