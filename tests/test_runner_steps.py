@@ -466,11 +466,16 @@ def test_a_cluster_address_that_is_not_one_is_the_error_raised(kind, grid, tmp_p
 
 
 def test_ctrl_c_is_held_off_while_the_run_writes_its_outcome_and_restored_after(kind, grid):
-    before = signal.getsignal(signal.SIGINT)
-    assert before is not signal.SIG_IGN
-    run(grid, replications=1)
-    assert kind.handlers_while_summarising == [signal.SIG_IGN] * 2  # once per point
-    assert signal.getsignal(signal.SIGINT) is before
+    def on_ctrl_c(signum, frame) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_ctrl_c)
+    try:
+        run(grid, replications=1)
+        assert kind.handlers_while_summarising == [signal.SIG_IGN] * 2  # once per point
+        assert signal.getsignal(signal.SIGINT) is on_ctrl_c
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_a_run_in_another_thread_leaves_ctrl_c_to_the_main_thread(kind, grid):
