@@ -465,27 +465,33 @@ def test_a_cluster_address_that_is_not_one_is_the_error_raised(kind, grid, tmp_p
     assert kind.calls == []
 
 
-def test_ctrl_c_is_held_off_while_the_run_writes_its_outcome_and_restored_after(kind, grid):
-    def on_ctrl_c(signum, frame) -> None:
-        raise KeyboardInterrupt
+def on_ctrl_c(signum, frame) -> None:
+    raise KeyboardInterrupt
 
+
+@pytest.fixture
+def ctrl_c_handled():
+    """Ctrl-C handled by :func:`on_ctrl_c` (the process running the tests may ignore it)."""
     previous = signal.signal(signal.SIGINT, on_ctrl_c)
-    try:
-        run(grid, replications=1)
-        assert kind.handlers_while_summarising == [signal.SIG_IGN] * 2  # once per point
-        assert signal.getsignal(signal.SIGINT) is on_ctrl_c
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
-def test_a_run_in_another_thread_leaves_ctrl_c_to_the_main_thread(kind, grid):
+def test_ctrl_c_is_held_off_while_the_run_writes_its_outcome_and_restored_after(
+    kind, grid, ctrl_c_handled
+):
+    run(grid, replications=1)
+    assert kind.handlers_while_summarising == [signal.SIG_IGN] * 2  # once per point
+    assert signal.getsignal(signal.SIGINT) is on_ctrl_c
+
+
+def test_a_run_in_another_thread_leaves_ctrl_c_to_the_main_thread(kind, grid, ctrl_c_handled):
     results = []
     thread = threading.Thread(target=lambda: results.append(run(grid, replications=1)))
     thread.start()
     thread.join()
     assert [r.status for r in results] == ["complete"]
-    assert len(kind.handlers_while_summarising) == 2
-    assert signal.SIG_IGN not in kind.handlers_while_summarising
+    assert kind.handlers_while_summarising == [on_ctrl_c] * 2
 
 
 def test_the_progress_bar_counts_cells_on_stderr_only_when_asked(kind, grid, capsys):
