@@ -18,7 +18,10 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pandas.testing as pdt
+import pyarrow.parquet as pq
 import pytest
+import yaml
+from cloud_scenarios import small_scenario_document
 
 from gridsim.analysis.results import load_table
 from gridsim.experiments import jobflow as jobflow_kind
@@ -221,6 +224,8 @@ def test_the_folder_records_the_experiment_the_outcome_and_the_tables(kind, grid
     pdt.assert_frame_equal(summary, result.summary)
     assert list(summary.columns) == ["environment.nodes", "policy", "runs", "value_mean"]
     pdt.assert_frame_equal(pd.read_parquet(tmp_path / "paired.parquet"), result.tables["paired"])
+    # the file holds the table's columns and no index column (other readers would see one)
+    assert pq.read_schema(tmp_path / "paired.parquet").names == list(result.tables["paired"])
     pdt.assert_frame_equal(load_table(tmp_path, "runs"), result.tables["runs"])
     assert len(result.tables["runs"]) == 12
 
@@ -235,6 +240,8 @@ def test_a_run_in_memory_records_what_a_folder_would(kind, grid, tmp_path):
     assert memory["replications_requested"] == 3  # per point, as in a folder (not 6 cells)
     [entry] = memory["history"]
     assert (entry["command"], entry["cells_run"], entry["status"]) == ("in memory", 6, "complete")
+    # JSON values, as a folder's file holds them (lists, not the model's tuples)
+    assert memory["scenario_resolved"] == grid.scenario.model_dump(mode="json")
 
 
 def test_the_summary_and_the_paired_table_compare_against_the_scenario_s_baseline(kind, grid):
@@ -248,6 +255,14 @@ def test_the_summary_and_the_paired_table_compare_against_the_scenario_s_baselin
     assert paired["baseline"].unique().tolist() == ["BFfinish"]  # the scenario's, not the first
     assert paired["policy"].unique().tolist() == ["BFstart"]
     assert sorted(result.tables) == ["paired", "runs"] and len(result.tables) == 2
+
+
+def test_a_scenario_without_a_baseline_is_compared_against_its_first_policy():
+    model, text = load_scenario(yaml.safe_dump(small_scenario_document(replications=2)))
+    assert not hasattr(model, "baseline")
+    paired = run_experiment(model, text, jobs=1, progress=False).tables["paired"]
+    assert paired["baseline"].unique().tolist() == ["EqualChunks(E=6000)"]
+    assert paired["policy"].tolist() == ["DyTSS(L=1500,M=18000)"]
 
 
 def test_one_policy_or_a_kind_without_a_paired_metric_derives_no_paired_table(
