@@ -280,3 +280,10 @@ def test_steps_are_bounded_from_min_steps_rows_on():
 def test_the_widening_is_a_billionth_of_the_magnitudes_summed():
     assert block_bounds.margin(np.array([0.0]), 0.0, 3)[0] == 1e-9
     assert block_bounds.margin(np.array([-50.0]), 10.0, 3)[0] == 1e-9 * (50.0 + 1.0 + 30.0)
+
+
+def test_set_bits_of_empty_words_are_empty_integer_indices():
+    row, index, place = _set_bits(np.zeros((2, 3), dtype=np.uint64))
+    for column in (row, index, place):
+        assert column.dtype == np.int64
+        assert len(column) == 0

@@ -23,6 +23,7 @@ from gridsim.model import Node, Request
 from gridsim.profile import Profile
 from gridsim.selection.criteria import FirstFit, MinFinish, build_criterion
 from gridsim.selection.placement import (
+    _OWN_SLOT_START,
     ADJACENT,
     PAST,
     BFshort,
@@ -349,6 +350,7 @@ def random_slots(rng, count=40):
 
 
 RULES = [
+    _OWN_SLOT_START,
     PAST(),
     PAST(rule2="as_described"),
     PAST(alpha2=0.5, delta1=3.0),
@@ -425,3 +427,53 @@ def test_window_bounds_add_the_bonus_of_each_reading():
     assert PAST(rule2="as_described").window_value_bound(10.0, 4.0, 2.0, 3) is None
     assert CoP(delta1=1.0, delta2=2.5).window_value_bound(10.0, 4.0, 2.0, 3) == 3 * (base + 5.0)
     assert CoP(delta1=3.0, delta2=2.5).window_value_bound(10.0, 4.0, 2.0, 3) == 3 * (base + 6.0)
+
+
+@pytest.mark.parametrize(
+    ("field_name", "value", "allowed"),
+    [("start_of", "node", "window, slot"), ("ties", "random", "fastest, slowest"),
+     ("equal_starts", "price", "node, fastest, slowest")],
+)  # fmt: skip
+def test_bfstart_names_the_reading_it_does_not_know(field_name, value, allowed):
+    with pytest.raises(ValueError) as raised:
+        BFstart(**{field_name: value})
+    assert str(raised.value) == f"{field_name} must be one of {allowed}; got {value!r}"
+
+
+def test_bfstart_knows_each_reading_and_start_of_slot_only_with_the_defaults():
+    for equal_starts in ("node", "fastest", "slowest"):
+        for ties in ("fastest", "slowest"):
+            assert BFstart(ties=ties, equal_starts=equal_starts).start_of == "window"
+    assert BFstart(start_of="slot").start_of == "slot"
+    for changes in ({"ties": "slowest"}, {"equal_starts": "fastest"}):
+        with pytest.raises(ValueError) as raised:
+            BFstart(start_of="slot", **changes)
+        assert str(raised.value) == (
+            "start_of=slot chooses slots by their start: ties and equal_starts apply to "
+            "start_of=window only"
+        )
+
+
+def test_a_one_node_request_takes_the_earliest_start_or_finish():
+    # Node 0 is free from 10, node 1 from 0 but slower: it starts first, node 0 finishes first.
+    nodes = (Node(0, 4.0, 1.0), Node(1, 1.0, 1.0))
+    profile = Profile(nodes, [[(0.0, 10.0)], []])
+    request = Request(n=1, volume=16.0)
+    first = BFstart().search(profile, request)
+    assert (first.nodes, first.start, first.runtime, first.criterion_value) == ((1,), 0, 16, 0)
+    soonest = build_criterion("BFfinish").search(profile, request)
+    assert (soonest.nodes, soonest.start, soonest.runtime) == ((0,), 10.0, 4.0)
+    assert soonest.criterion_value == -14.0
+
+
+#: Node 2 (performance 1) is the slowest; nodes 0 and 1 join it, node 0 first in slot order
+#: and dearer: with node 2 for 2 time units, node 0 costs 6 and node 1 costs 4.
+PRICED = (Node(0, 2.0, 3.0), Node(1, 2.0, 2.0), Node(2, 1.0, 1.0))
+
+
+def test_slots_in_order_are_taken_while_they_fit_the_budget_exactly():
+    criterion = BFstart(ties="slowest")  # the window with node 2, not the faster ones
+    exact = criterion.search(Profile(PRICED), Request(n=2, volume=2.0, budget=8.0))
+    assert (exact.nodes, exact.cost) == ((0, 2), 8.0)
+    cheaper = criterion.search(Profile(PRICED), Request(n=2, volume=2.0, budget=7.5))
+    assert (cheaper.nodes, cheaper.cost) == ((1, 2), 6.0)
