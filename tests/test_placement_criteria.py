@@ -477,3 +477,50 @@ def test_slots_in_order_are_taken_while_they_fit_the_budget_exactly():
     assert (exact.nodes, exact.cost) == ((0, 2), 8.0)
     cheaper = criterion.search(Profile(PRICED), Request(n=2, volume=2.0, budget=7.5))
     assert (cheaper.nodes, cheaper.cost) == ((1, 2), 6.0)
+
+
+#: Node 3 (performance 3) is free from 10, nodes of performance 4, 5 and 3.5 from 0: the only
+#: window starting at 10 has node 3 as its slowest node, and all three others may join it.
+LATE_SLOWEST = Profile(EQUAL_STARTS, [[], [], [], [(0.0, 10.0)]])
+
+
+@pytest.mark.parametrize(("equal_starts", "partner"), [("node", 0), ("fastest", 1), ("slowest", 2)])
+def test_the_latest_start_takes_the_slots_that_start_together_in_the_order_asked(
+    equal_starts, partner
+):
+    step = all_steps(LATE_SLOWEST, Request(n=2, volume=12.0))
+    for ties in ("fastest", "slowest"):
+        choice = choose_in_slot_order(step, 1, latest_start, equal_starts, ties)
+        assert (choice.start, choice.sigma, choice.others) == (10.0, 3, (partner,))
+
+
+def test_slots_in_order_default_to_node_order_and_use_every_row_with_enough_members():
+    two = LatestStart().search(LATE_SLOWEST, Request(n=2, volume=12.0))
+    assert (two.start, two.nodes) == (10.0, (0, 3))
+    # Four nodes: the row at 10 has exactly the three members it needs.
+    four = LatestStart().search(LATE_SLOWEST, Request(n=4, volume=12.0))
+    assert (four.start, four.nodes) == (10.0, (0, 1, 2, 3))
+
+
+def test_past_s_bound_counts_a_gap_of_exactly_adjacent_as_adjacent():
+    past = PAST(alpha1=0.0, alpha2=0.0, delta1=1.0)
+    runtime = 2.0**-24  # times around 0, so that the gaps below are exactly ADJACENT
+
+    def bound(slot_start, slot_end, start):
+        slot = (np.array([slot_start]), np.array([slot_end]), None, None, np.array([runtime]))
+        return float(past.slot_value_bound(*slot, start, start, np.array([1.0]))[0])
+
+    assert bound(-ADJACENT, 1.0, 0.0) == -runtime + 1.0
+    assert bound(-2 * ADJACENT, 1.0, 0.0) == -runtime
+    assert bound(-1.0, ADJACENT, -runtime) == 0.0 + 1.0
+    assert bound(-1.0, 2 * ADJACENT, -runtime) == 0.0
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_no_window_where_no_slot_can_join_the_slowest(order):
+    # Node 0 is free over [0, 1) only: too short for any task, so node 1 has no partner.
+    nodes = (Node(0, 1.0, 1.0), Node(1, 1.0, 1.0))
+    profile = Profile(nodes, [[(1.0, 50.0)], []], 0.0, 50.0)
+    step = all_steps(profile, Request(n=2, volume=10.0, budget=100.0))
+    assert len(step.columns) == 1  # node 1's slot alone
+    assert choose_in_slot_order(step, 1, FirstFit().value, *order) is None
