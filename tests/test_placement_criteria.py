@@ -524,3 +524,14 @@ def test_no_window_where_no_slot_can_join_the_slowest(order):
     step = all_steps(profile, Request(n=2, volume=10.0, budget=100.0))
     assert len(step.columns) == 1  # node 1's slot alone
     assert choose_in_slot_order(step, 1, FirstFit().value, *order) is None
+
+
+def test_the_first_slots_in_order_are_kept_over_cheaper_ones_while_they_fit():
+    # Node 3 (performance 1) is the slowest; in slot order nodes 0 and 1 join it, though
+    # node 2 is cheaper than node 1. Node 0 is the cheapest slot of all.
+    nodes = (Node(0, 2.0, 1.0), Node(1, 2.0, 3.0), Node(2, 2.0, 2.0), Node(3, 1.0, 5.0))
+    criterion = BFstart(ties="slowest")
+    first = criterion.search(Profile(nodes), Request(n=3, volume=2.0, budget=18.0))
+    assert (first.nodes, first.cost) == ((0, 1, 3), 18.0)
+    cheaper = criterion.search(Profile(nodes), Request(n=3, volume=2.0, budget=17.0))
+    assert (cheaper.nodes, cheaper.cost) == ((0, 2, 3), 16.0)
