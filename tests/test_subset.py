@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from gridsim.selection.subset import best_subset
+from gridsim.selection.subset import _best_sums_after, _merge_fronts, best_subset
 
 
 def brute_force_best_value(values, costs, count, budget):
@@ -153,3 +153,33 @@ def test_a_floor_keeps_the_best_subset_only_when_it_is_worth_more_than_the_floor
             assert best_subset(values, costs, count, budget, floor) is None, (floor, best)
         checked += 1
     assert checked > 150
+
+
+def test_the_pruning_table_holds_the_best_sums_of_every_rest():
+    """``_best_sums_after`` bounds what the items after ``i`` can add; too high a bound prunes
+    less (the same subsets, more work), so it is checked against its definition here."""
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        values = rng.uniform(-5, 20, size=int(rng.integers(0, 9))).round(1).tolist()
+        count = int(rng.integers(1, 5))
+        table = _best_sums_after(values, count)
+        assert len(table) == len(values) + 1
+        for i, row in enumerate(table):
+            expected = [
+                max((sum(c) for c in itertools.combinations(values[i:], r)), default=-np.inf)
+                for r in range(count + 1)
+            ]
+            assert row == pytest.approx(expected)
+
+
+def test_merged_fronts_keep_exactly_the_states_no_other_state_beats():
+    rng = np.random.default_rng(12)
+    for _ in range(200):
+        states = [(float(c), float(v), None)
+                  for c, v in rng.integers(0, 6, size=(int(rng.integers(0, 10)), 2))]  # fmt: skip
+        cut = int(rng.integers(0, len(states) + 1))
+        front = _merge_fronts(states[:cut], states[cut:])
+        costs, values = [s[0] for s in front], [s[1] for s in front]
+        assert costs == sorted(set(costs)) and values == sorted(set(values))  # both strictly up
+        for cost, value, _ in states:  # every state is matched or beaten by one kept
+            assert any(c <= cost and v >= value for c, v in zip(costs, values, strict=True))

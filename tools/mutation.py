@@ -73,7 +73,8 @@ TESTS = {
     "gridsim/selection/members.py": ["tests/test_members.py", "tests/test_window_search.py"],
     "gridsim/selection/earliest.py": ["tests/test_window_search.py",
                                       "tests/test_window_search_edges.py",
-                                      "tests/test_window_ties.py", "tests/test_visiting_order.py"],
+                                      "tests/test_window_ties.py", "tests/test_visiting_order.py",
+                                      "tests/test_earliest_bound.py"],
     "gridsim/selection/guard.py": ["tests/plugins/test_criterion_guard.py",
                                    "tests/plugins/test_plugin_criteria.py",
                                    "tests/plugins/test_scheduler_guard.py"],
@@ -123,11 +124,17 @@ TESTS = {
                                   "tests/analysis/test_baselines_and_partial_results.py",
                                   "tests/analysis/test_analysis_results.py",
                                   "tests/analysis/test_analysis_report.py"],
+    "gridsim/analysis/jobflow_stats.py": ["tests/analysis/test_run_metrics.py",
+                                          "tests/jobflow/test_scenarios.py",
+                                          "tests/analysis/test_sweep_analysis.py"],
+    "gridsim/analysis/jobflow_metrics.py": ["tests/workloads/test_jobflow_metrics.py",
+                                            "tests/analysis/test_run_metrics.py"],
     "gridsim/workloads/swf.py": ["tests/workloads/test_swf_reader.py",
                                  "tests/workloads/test_swf_edges.py"],
     "gridsim/cloud/dytss.py": ["tests/cloud"],
     "gridsim/cloud/selfscheduling.py": ["tests/cloud"],
     "gridsim/cloud/turnaround.py": ["tests/cloud"],
+    "gridsim/cloud/simulation.py": ["tests/cloud"],
 }  # fmt: skip
 
 

@@ -72,7 +72,7 @@ def job_metrics(
     """Per-job metrics, as new columns on a copy of `jobs`.
 
     Adds wait_time = start - submit (s), response_time = finish - submit (s),
-    slowdown = response_time / run_time (inf for a zero run time) and
+    slowdown = response_time / run_time (inf for a zero run time after a wait, NaN without one) and
     bounded_slowdown = max(response_time / max(run_time, threshold), 1).
     """
     if bounded_slowdown_threshold <= 0:
@@ -83,8 +83,7 @@ def job_metrics(
     run_time = jobs.run_time.astype(np.float64)
     jobs["wait_time"] = jobs.start_time - jobs.submit_time
     jobs["response_time"] = jobs.finish_time - jobs.submit_time
-    with np.errstate(divide="ignore", invalid="ignore"):
-        jobs["slowdown"] = jobs.response_time / run_time
+    jobs["slowdown"] = jobs.response_time / run_time  # pandas divides by 0 without a warning
     jobs["bounded_slowdown"] = np.maximum(
         jobs.response_time / np.maximum(run_time, bounded_slowdown_threshold), 1.0
     )

@@ -33,6 +33,7 @@ Dependability (docs/model.md, "Faults"), over the jobs that got a reservation (n
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -56,7 +57,7 @@ def run_metrics(
     n_nodes: int,
     slowdown_threshold: float = BOUNDED_SLOWDOWN_THRESHOLD,
 ) -> dict[str, float]:
-    """The metrics of one simulation (see the module docstring)."""
+    """The metrics of one simulation (see the module docstring); a mean over no jobs is NaN."""
     ran = jobs[jobs["final_state"].isin(["finished", "killed"])]
     first_arrival = float(jobs["arrival"].min()) if len(jobs) else 0.0
     last_finish = float(ran["finish"].max()) if len(ran) else first_arrival
@@ -71,24 +72,23 @@ def run_metrics(
     )
     available = n_nodes * makespan - local_time
     job_time = float((job_tasks["end"] - job_tasks["start"]).sum())
-    nan = float("nan")
     rejected = jobs["final_state"] == "rejected"
     planned = jobs[~rejected]
     start_delay = (ran["start"] - ran["first_promised_start"]).clip(lower=0)
     return {
-        "mean_finish": float(ran["finish"].mean()) if len(ran) else nan,
+        "mean_finish": float(ran["finish"].mean()),
         "makespan": makespan,
-        "mean_wait": float(per_job["wait_time"].mean()) if len(ran) else nan,
-        "mean_slowdown": float(per_job["slowdown"].mean()) if len(ran) else nan,
-        "mean_bounded_slowdown": float(per_job["bounded_slowdown"].mean()) if len(ran) else nan,
+        "mean_wait": float(per_job["wait_time"].mean()),
+        "mean_slowdown": float(per_job["slowdown"].mean()),
+        "mean_bounded_slowdown": float(per_job["bounded_slowdown"].mean()),
         "total_cost": float(ran["cost"].sum()),
-        "mean_cost": float(ran["cost"].mean()) if len(ran) else nan,
-        "utilisation": job_time / available if available > 0 else nan,
+        "mean_cost": float(ran["cost"].mean()),
+        "utilisation": job_time / available if available > 0 else math.nan,
         "jobs_finished": int((jobs["final_state"] == "finished").sum()),
         "jobs_not_finished": int((jobs["final_state"] != "finished").sum()),
         "delayed_jobs": int((jobs["delay"] > 0).sum()),
-        "disturbed_share": float(planned["disturbed"].mean()) if len(planned) else nan,
-        "mean_start_delay": float(start_delay.mean()) if len(ran) else nan,
+        "disturbed_share": float(planned["disturbed"].mean()),
+        "mean_start_delay": float(start_delay.mean()),
         "lost_work": float(jobs["lost_work"].sum()),
         "retries": int(jobs["retries"].sum()),
         "jobs_failed": int((jobs["final_state"] == "failed").sum()),
@@ -141,6 +141,6 @@ def relative_advantage(
     rows = []
     for group, part in paired.groupby(keys, sort=False, dropna=False):
         mean, half, count = mean_interval(part["advantage_pct"].to_numpy(dtype=float))
-        row = dict(zip(keys, group if isinstance(group, tuple) else (group,), strict=True))
+        row = dict(zip(keys, group, strict=True))  # grouped by a list: a tuple per group
         rows.append({**row, "advantage_pct": mean, "ci95": half, "runs": count})
     return pd.DataFrame(rows)

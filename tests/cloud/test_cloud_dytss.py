@@ -87,19 +87,20 @@ def test_chunks_stay_within_l_and_m_and_faster_pilots_get_more():
     assert small.max() < 2500
 
 
-def _literal_dytss(performance, bandwidth, remaining, low, high, iterations=100):
-    """Algorithm 1's inner loop exactly as written, with no cycle shortcut."""
+def _literal_dytss(performance, bandwidth, remaining, low, high, iterations=100, fit_points=128):
+    """Algorithm 1's inner loop exactly as written, with no cycle shortcut; the chunks and
+    the iteration that found them unchanged (``iterations`` if none did)."""
     base = turnaround(low, performance, bandwidth, NAGANO, INTERVALS)
     relative = base.min() / base
     chunks = np.full(len(performance), low, dtype=np.int64)
-    for _ in range(iterations):
+    for iteration in range(1, iterations + 1):
         times = turnaround(chunks, performance, bandwidth, NAGANO, INTERVALS)
-        half = half_performance_length(times, chunks, remaining)
+        half = half_performance_length(times, chunks, remaining, fit_points)
         new = np.minimum(high, np.floor(remaining / (4 * half) * relative + low)).astype(np.int64)
         if np.array_equal(new, chunks):
-            break
+            return chunks, iteration
         chunks = new
-    return chunks
+    return chunks, iterations
 
 
 @settings(max_examples=examples(30), deadline=None)
@@ -114,8 +115,30 @@ def test_cycle_shortcut_returns_what_the_literal_loop_returns(seed, pilots, rema
     bandwidth = rng.uniform(0.1, 1.0, pilots)
     fast, _ = dytss_chunks(performance, bandwidth, remaining, 1000, 30000, NAGANO, INTERVALS)
     np.testing.assert_array_equal(
-        fast, _literal_dytss(performance, bandwidth, remaining, 1000, 30000)
+        fast, _literal_dytss(performance, bandwidth, remaining, 1000, 30000)[0]
     )
+
+
+@pytest.mark.parametrize("fit_points", [8, 128])
+@pytest.mark.parametrize("max_iterations", [1, 2, 3, 5])
+def test_a_short_loop_and_a_coarse_fit_give_what_the_literal_loop_gives(max_iterations, fit_points):
+    """The loop's bound and the fit's resolution are the ones given, and the cycle shortcut
+    lands where the literal loop stops, at every bound."""
+    rng = np.random.default_rng(max_iterations * 1000 + fit_points)
+    stopped = 0
+    for _ in range(40):
+        pilots = int(rng.integers(1, 30))
+        performance = rng.uniform(1000, 2000, pilots)
+        bandwidth = rng.uniform(0.1, 1.0, pilots)
+        remaining = int(rng.integers(1000, 5_000_000))
+        got = dytss_chunks(performance, bandwidth, remaining, 1000, 30000, NAGANO, INTERVALS,
+                           max_iterations, fit_points)  # fmt: skip
+        chunks, iterations = _literal_dytss(performance, bandwidth, remaining, 1000, 30000,
+                                            max_iterations, fit_points)  # fmt: skip
+        np.testing.assert_array_equal(got[0], chunks)
+        assert got[1] == iterations
+        stopped += iterations == max_iterations
+    assert stopped > 0  # some runs end on the bound, not at a fixed point
 
 
 def _state(free, unassigned, performance=None):

@@ -93,3 +93,20 @@ def test_busy_or_rejected_pilots_get_nothing():
 def test_pilots_of_equal_speed_are_served_in_enrolment_order():
     twenty = state(performance=(1500.0,) * 20, unassigned=10**7)
     assert [pid for pid, _ in scheduler().assign(twenty)] == list(range(10, 30))
+
+
+def test_the_chunk_list_is_computed_with_the_scheduler_s_loop_bound_and_fit():
+    current = state(unassigned=50_000)  # chunks below M: the bound and the fit show
+    plans = {}
+    for options in ({}, {"max_iterations": 1}, {"fit_points": 8}):
+        dytss = scheduler(**options)
+        got = dict(dytss.assign(current))
+        bound, fit = options.get("max_iterations", 100), options.get("fit_points", 128)
+        expected, iterations = dytss_chunks(
+            current.performance_w, current.bandwidth_mb_s, 50_000, 1000, 30000, NAGANO,
+            INTERVALS, bound, fit,
+        )  # fmt: skip
+        assert got == dict(zip(current.pilot_ids.tolist(), expected.tolist(), strict=True))
+        assert dytss.iterations_used == [iterations]
+        plans[str(options)] = tuple(got.values())
+    assert len(set(plans.values())) == 3  # each option changes the list

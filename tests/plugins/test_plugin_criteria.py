@@ -223,6 +223,16 @@ def test_an_entry_point_whose_package_fails_to_import_is_one_line(tmp_path, monk
     )
 
 
+def test_a_misspelt_installed_criterion_is_suggested(tmp_path, monkeypatch):
+    install_entry_points(
+        tmp_path, "plugin_test_dist",
+        {"gridsim.criteria": {"EarliestFinishSample": "plugin_samples:EarliestFinish"}},
+        monkeypatch,
+    )  # fmt: skip
+    with pytest.raises(CriterionError, match=r"did you mean 'EarliestFinishSample'\?"):
+        build_criterion("EarliestFinishSampel")
+
+
 # -- guard rails -----------------------------------------------------------------------------
 
 

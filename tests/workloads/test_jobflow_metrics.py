@@ -1,10 +1,16 @@
 """Job-flow metrics checked against hand computations on a three-job table."""
 
+import numpy as np
 import pandas as pd
 import pytest
 from pytest import approx
 
-from gridsim.analysis.jobflow_metrics import job_metrics, jobflow_summary, per_user_summary
+from gridsim.analysis.jobflow_metrics import (
+    job_metrics,
+    jobflow_summary,
+    per_user_summary,
+    trace_jobs,
+)
 from gridsim.workloads.swf import bundled_swf, read_swf
 
 # A machine of 4 processors.
@@ -80,3 +86,86 @@ def test_a_read_log_has_the_columns_and_a_plausible_utilisation():
     assert summary.jobs == 2000 and summary.killed_jobs == 0
     assert 0 < summary.utilisation <= 1
     assert summary.mean_bounded_slowdown >= 1
+
+
+def test_the_span_runs_from_the_first_submission_not_from_time_zero():
+    later = JOBS.assign(**{c: JOBS[c] + 100 for c in ("submit_time", "start_time", "finish_time")})
+    summary = jobflow_summary(later, machine_processors=4)
+    assert summary.makespan == 26 and summary.utilisation == approx(91 / (4 * 26))
+    users = per_user_summary(later, machine_processors=4)
+    assert list(users.utilisation) == approx([90 / 104, 1 / 104])
+
+
+def test_the_summaries_use_the_threshold_given():
+    assert jobflow_summary(JOBS, 4, bounded_slowdown_threshold=30).mean_bounded_slowdown == 1
+    users = per_user_summary(JOBS, 4, bounded_slowdown_threshold=30)
+    assert list(users.mean_bounded_slowdown) == [1, 1]
+
+
+def test_one_job_on_one_processor_and_a_span_shorter_than_a_second():
+    job = JOBS.iloc[[2]].assign(submit_time=25.0, run_time=0.5, finish_time=25.5)
+    summary = jobflow_summary(job, machine_processors=1)
+    assert (summary.name, summary.jobs, summary.utilisation) == ("all", 1, 1.0)
+    assert per_user_summary(job, machine_processors=1).utilisation.tolist() == [1.0]
+
+
+def test_a_schedule_of_zero_length_has_no_utilisation_and_a_zero_run_an_infinite_slowdown():
+    waited = JOBS.iloc[[0]].assign(start_time=2.0, finish_time=2.0, run_time=0.0)
+    metrics = job_metrics(waited)
+    assert metrics.slowdown.tolist() == [float("inf")] and metrics.bounded_slowdown.tolist() == [1]
+    job = JOBS.iloc[[0]].assign(finish_time=0.0, run_time=0.0)
+    assert np.isnan(job_metrics(job).slowdown.iloc[0])  # 0 / 0: no slowdown to speak of
+    summary = jobflow_summary(job, machine_processors=4)
+    assert summary.makespan == 0 and np.isnan(summary.utilisation)
+
+
+def test_users_are_listed_by_id_with_unknown_users_kept():
+    jobs = JOBS.assign(user_id=[7.0, np.nan, 3.0])
+    users = per_user_summary(jobs, machine_processors=4)
+    assert users.index.name == "user_id"
+    assert users.index[:2].tolist() == [3.0, 7.0] and np.isnan(users.index[2])
+    assert users.jobs.tolist() == [1, 1, 1]
+    assert users.processor_seconds.tolist() == [1, 10, 80]
+
+
+def test_more_tables_that_are_rejected_with_the_reason():
+    with pytest.raises(
+        ValueError, match=r"^jobflow metrics need known submit, start, finish and run times$"
+    ):
+        job_metrics(JOBS.assign(start_time=[0.0, np.nan, 25.0]))
+    with pytest.raises(ValueError, match=r"^jobflow metrics need at least one job$"):
+        jobflow_summary(JOBS.iloc[:0], machine_processors=4)
+    with pytest.raises(ValueError, match="positive machine size, got 0"):
+        per_user_summary(JOBS, machine_processors=0)
+    with pytest.raises(ValueError, match="positive bounded slowdown threshold, got -1"):
+        job_metrics(JOBS, bounded_slowdown_threshold=-1)
+    assert job_metrics(JOBS, bounded_slowdown_threshold=0.5).bounded_slowdown.tolist() == (
+        approx([1.0, 23 / 20, 22 / 1])
+    )
+
+
+def test_run_times_are_checked_to_a_millionth_relative_or_absolute_below_one_second():
+    long = JOBS.assign(finish_time=[5.0, 2e6 + 5, 26.0], run_time=[5.0, 2e6, 1.0])
+    job_metrics(long.assign(run_time=[5.0, 2e6 - 1.9, 1.0]))  # within 1e-6 of 2e6: 2
+    with pytest.raises(ValueError, match="job 2: run_time differs"):
+        job_metrics(long.assign(run_time=[5.0, 2e6 - 2.1, 1.0]))
+    job_metrics(JOBS.assign(run_time=[5.0, 20.0, 1.0 - 0.9e-6]))  # 1e-6 absolute below 1
+    with pytest.raises(ValueError, match="job 3: run_time differs"):
+        job_metrics(JOBS.assign(run_time=[5.0, 20.0, 1.0 - 1.1e-6]))
+    half = JOBS.assign(finish_time=[5.0, 25.0, 25.5], run_time=[5.0, 20.0, 0.5])
+    with pytest.raises(ValueError, match="job 3: run_time differs"):
+        job_metrics(half.assign(run_time=[5.0, 20.0, 0.5 - 1.5e-6]))
+
+
+def test_a_trace_maps_to_these_columns_with_its_kills_and_no_users():
+    trace = pd.DataFrame({
+        "job_id": [1, 2, 3, 4], "arrival": [0.0, 1.0, 2.0, 3.0], "start": [0.0, 2.0, None, 4.0],
+        "finish": [5.0, 4.0, None, 9.0], "runtime": [5.0, 2.0, None, 5.0], "n": [2, 1, 3, 1],
+        "final_state": ["finished", "killed", "rejected", "finished"],
+    })  # fmt: skip
+    jobs = trace_jobs(trace)
+    assert jobs.job_id.tolist() == [1, 2, 4]
+    assert jobs.killed.tolist() == [False, True, False]
+    assert jobs.user_id.tolist() == [0, 0, 0]
+    assert jobflow_summary(jobs, 4).killed_jobs == 1
+    assert trace_jobs(trace.assign(user_id=[5, 6, 7, 8])).user_id.tolist() == [5, 6, 8]
