@@ -85,8 +85,19 @@ TESTS = {
                                              "tests/contracts/test_same_instant_order.py",
                                              "tests/plugins/test_plugin_schedulers.py",
                                              "tests/plugins/test_scheduler_guard.py"],
-    "gridsim/scheduling/counting_profile.py": ["tests/swfreplay/test_swf_replay_profile.py",
-                                               "tests/swfreplay/test_swf_replay_schedulers.py"],
+    # The method-by-method tests and the hand-worked ones (milliseconds each): the property
+    # tests of hundreds of examples and the replays took seconds per mutant.
+    "gridsim/scheduling/counting_profile.py": [
+        "tests/swfreplay/test_counting_profile_rules.py",
+        *(f"tests/swfreplay/test_swf_replay_profile.py::test_{name}" for name in (
+            "reservations_split_steps_and_releases_restore_them",
+            "earliest_fit_needs_enough_processors_over_the_whole_duration",
+            "over_commitment_is_refused",
+            "forgetting_the_past_keeps_the_step_in_progress",
+            "fits_before_asks_whether_any_instant_up_to_a_time_has_enough_free",
+            "released_reservations_leave_no_breakpoint_behind",
+            "the_step_function_survives_growth_and_forgetting",
+            "a_range_over_several_steps_is_refused_with_what_is_wrong"))],
     "gridsim/scheduling/guard.py": ["tests/plugins/test_plugin_schedulers.py",
                                     "tests/plugins/test_scheduler_guard.py"],
     "gridsim/scheduling/backfilling.py": ["tests/jobflow", "tests/contracts"],
