@@ -448,3 +448,48 @@ def test_compression_forgets_what_it_learnt_when_a_move_frees_a_run():
     assert profile.compress(0, queue, processors, duration) == [(2, 1), (3, 2)]
     assert profile.scans == 4
     assert profile.steps() == [(0.0, 0), (10, 2)]
+
+
+def test_no_move_is_found_in_a_profile_ending_with_a_reservation_for_ever():
+    # On 2 processors: [0, 1) has 2 free, too short for 3 s; [1, 5) 1 free; the job holds
+    # [5, 8) with both; from 8 on 1 processor is taken for ever. The scans stop at the job's
+    # reservation, not at the profile's end.
+    profile = CountingProfile(2, 0.0)
+    profile.add(1, 5, 1)
+    profile.add(5, 8, 2)
+    profile.add(8, math.inf, 1)
+    assert profile.steps() == [(0.0, 2), (1, 1), (5, 0), (8, 1)]
+    assert profile.earliest_move(0, 2, 3, 5) is None
+    assert profile.compress(0, {0: 5.0}, [2], [3.0]) == []
+    assert profile.scans == 1
+
+
+def test_compression_uses_what_it_learnt_only_for_reservations_after_it():
+    # One processor. Job 0 (3 s, at 10) scans [1, 2) and learns that runs ending by 2 are too
+    # short for a 3-s job; job 1, of the same shape, holds [2, 5): the run [1, 2) reaches its
+    # reservation, so it moves to 1 although that run is short.
+    profile = CountingProfile(1, 0.0)
+    profile.add(0, 1, 1)
+    profile.add(5, 10, 1)
+    queue = {0: 10.0, 1: 2.0}
+    for start in queue.values():
+        profile.add(start, start + 3, 1)
+    assert profile.compress(0, queue, [1, 1], [3.0, 3.0]) == [(1, 1)]
+    assert profile.steps() == [(0.0, 0), (4, 1), (5, 0), (13, 1)]
+
+
+def test_compression_forgets_runs_ending_exactly_where_a_move_frees_processors():
+    # Two processors. Job 0 (1 processor, 2 s, at 9) scans [1, 2), [3, 4) and [5, 6), each
+    # too short: runs ending by 6 are too short for its shape. Job 1 (2 processors, 1 s)
+    # moves from [6, 7) to [1, 2), freeing processors from 6: [5, 7) is now a run of 2 s
+    # (1 free, then 2), which job 2 (like job 0, at 11) takes from 5.
+    profile = CountingProfile(2, 0.0)
+    for start, end, count in ((0, 1, 2), (2, 3, 2), (3, 4, 1), (4, 5, 2), (5, 6, 1),
+                              (7, 9, 2), (9, 13, 1)):  # fmt: skip
+        profile.add(start, end, count)
+    queue = {0: 9.0, 1: 6.0, 2: 11.0}
+    processors, duration = [1, 2, 1], [2.0, 1.0, 2.0]
+    for job, start in queue.items():
+        profile.add(start, start + duration[job], processors[job])
+    assert profile.compress(0, queue, processors, duration) == [(1, 1), (2, 5)]
+    assert profile.scans == 3
