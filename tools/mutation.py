@@ -80,11 +80,26 @@ TESTS = {
                                    "tests/plugins/test_plugin_criteria.py",
                                    "tests/plugins/test_scheduler_guard.py"],
     "gridsim/scheduling/earlier_windows.py": ["tests/nodereplay/test_earlier_windows.py"],
-    "gridsim/scheduling/queue_policies.py": ["tests/jobflow/test_queue_policies.py",
-                                             "tests/jobflow/test_engine.py",
-                                             "tests/contracts/test_same_instant_order.py",
-                                             "tests/plugins/test_plugin_schedulers.py",
-                                             "tests/plugins/test_scheduler_guard.py"],
+    # The event-by-event tests (tiny flows against the reference planners, hand-worked
+    # cases) and the other tests that take milliseconds: the property tests and whole
+    # experiments with plugins took seconds per mutant.
+    "gridsim/scheduling/queue_policies.py": [
+        "tests/jobflow/test_queue_policy_rules.py",
+        *(f"tests/jobflow/test_queue_policies.py::test_{name}" for name in (
+            "easy_backfills_on_the_heads_spare_nodes",
+            "easy_withdraws_a_window_when_a_second_completion_lets_the_head_start",
+            "a_job_that_fits_nowhere_is_rejected",
+            "unknown_scheduler_names_are_refused",
+            "fcfs_under_sjf_re_plans_the_queue_when_a_shorter_job_overtakes_it")),
+        "tests/jobflow/test_engine.py",
+        "tests/contracts/test_same_instant_order.py",
+        *(f"tests/plugins/test_plugin_schedulers.py::test_{name}" for name in (
+            "a_scheduler_plugin_that_breaks_its_contract_is_refused_when_the_scenario_loads",
+            "a_scheduler_that_breaks_an_invariant_is_stopped_naming_it_the_job_and_the_time",
+            "installed_schedulers_are_described_and_one_named_like_a_built_in_is_hidden",
+            "a_scheduler_spec_needs_a_name_and_leaves_the_priority_to_the_scenario",
+            "a_built_in_planner_driving_a_plugin_criterion_comes_back_guarded_unchecked")),
+        "tests/plugins/test_scheduler_guard.py"],
     # The method-by-method tests and the hand-worked ones (milliseconds each): the property
     # tests of hundreds of examples and the replays took seconds per mutant.
     "gridsim/scheduling/counting_profile.py": [

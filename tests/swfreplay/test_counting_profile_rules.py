@@ -452,13 +452,13 @@ def test_compression_forgets_what_it_learnt_when_a_move_frees_a_run():
 
 def test_no_move_is_found_in_a_profile_ending_with_a_reservation_for_ever():
     # On 2 processors: [0, 1) has 2 free, too short for 3 s; [1, 5) 1 free; the job holds
-    # [5, 8) with both; from 8 on 1 processor is taken for ever. The scans stop at the job's
-    # reservation, not at the profile's end.
+    # [5, 8) with both, and from 8 on both are taken for ever: the job's step is the last.
+    # The scans stop at the job's reservation, not past the profile's end.
     profile = CountingProfile(2, 0.0)
     profile.add(1, 5, 1)
     profile.add(5, 8, 2)
-    profile.add(8, math.inf, 1)
-    assert profile.steps() == [(0.0, 2), (1, 1), (5, 0), (8, 1)]
+    profile.add(8, math.inf, 2)
+    assert profile.steps() == [(0.0, 2), (1, 1), (5, 0)]
     assert profile.earliest_move(0, 2, 3, 5) is None
     assert profile.compress(0, {0: 5.0}, [2], [3.0]) == []
     assert profile.scans == 1
