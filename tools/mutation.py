@@ -97,9 +97,34 @@ TESTS = {
                               "tests/contracts/test_same_instant_order.py",
                               "tests/contracts/test_compression.py",
                               "tests/faults/test_consequences_by_hand.py"],
-    "gridsim/sim/log_replay.py": ["tests/swfreplay/test_swf_replay_schedulers.py",
-                                  "tests/swfreplay/test_easy_spare_processors.py",
-                                  "tests/swfreplay/test_log_replay_loop.py"],
+    "gridsim/sim/fault_engine.py": ["tests/faults/test_fault_engine_rules.py",
+                                    "tests/faults/test_consequences_by_hand.py",
+                                    "tests/faults/test_disruption_rules.py",
+                                    "tests/faults/test_fault_invariants.py",
+                                    "tests/faults/test_jobflow_faults.py",
+                                    "tests/faults/test_unfaulted.py"],
+    "gridsim/sim/trace.py": ["tests/jobflow/test_trace.py", "tests/jobflow/test_engine.py",
+                             "tests/jobflow/test_backfilling_by_hand.py",
+                             "tests/faults/test_consequences_by_hand.py",
+                             "tests/faults/test_fault_invariants.py",
+                             "tests/faults/test_jobflow_faults.py"],
+    # Only the hand-worked replays: each replay_log mutant runs every selected test that
+    # replays, and the KTH-SP2 comparison and the property tests took minutes per mutant.
+    "gridsim/sim/log_replay.py": [
+        "tests/swfreplay/test_log_replay_loop.py",
+        *(f"tests/swfreplay/test_swf_replay_schedulers.py::test_{name}" for name in (
+            "conservative_backfilling_protects_every_reservation",
+            "easy_backfilling_protects_only_the_head_of_the_queue",
+            "fcfs_never_lets_a_job_overtake_the_head",
+            "an_early_finish_compresses_reservations_in_one_pass",
+            "easy_starts_the_new_head_at_its_shadow_time",
+            "jobs_are_killed_at_their_estimate_and_processors_reused_at_once",
+            "each_job_gets_distinct_free_node_ids_at_its_start",
+            "a_job_larger_than_the_machine_is_an_error",
+            "the_order_of_completions_at_one_instant_is_a_named_option",
+            "easy_starts_jobs_after_each_completion_when_they_are_handed_over_one_at_a_time")),
+        "tests/swfreplay/test_easy_spare_processors.py::"
+        "test_long_backfilled_jobs_share_the_head_s_two_spare_processors"],
     "gridsim/experiments/cells.py": ["tests/test_cells.py", "tests/test_runner.py",
                                      "tests/test_store.py"],
     # The runner's steps on a stand-in kind (milliseconds a run): every test that runs an
