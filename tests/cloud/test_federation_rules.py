@@ -299,9 +299,18 @@ def _spy_on_passes(monkeypatch) -> list[SchedulerState]:
 
 def test_simultaneous_changes_are_planned_in_one_pass_with_samples_left(monkeypatch):
     states = _spy_on_passes(monkeypatch)
-    scenario = _federation([_provider("only")], max_pilots=3, samples=9_000, horizon_s=10**5)
+    # Two fast pilots and a slow one: the last chunks end at different times, so tasks end
+    # while nothing is left to hand out.
+    scenario = _federation(
+        [_provider("fast", advertised=2, performance=2000.0), _provider("slow", advertised=2)],
+        max_pilots=3,
+        samples=9_000,
+        horizon_s=10**5,
+    )
     record = _run(scenario, chunk=1000)
     assert record.finished
+    last_submit = max(task["submit_s"] for task in record.tasks)
+    assert any(last_submit < task["end_s"] < record.makespan_s for task in record.tasks)
     times = [state.time_s for state in states]
     assert len(times) == len(set(times))
     # The three benchmarks end together and the first pass sees them all.
