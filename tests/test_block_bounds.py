@@ -15,6 +15,7 @@ from property_budget import examples
 from random_instances import random_instance
 
 import gridsim.selection.block_bounds as block_bounds
+import gridsim.selection.criteria as criteria
 import gridsim.selection.steps as steps
 from gridsim.model import Request
 from gridsim.selection.block_bounds import _set_bits, _through_cheapest
@@ -153,3 +154,136 @@ def test_bounds_that_skip_little_are_used_only_every_few_batches():
     assert record.wanted(float)  # another criterion is not affected
     record.record(int, 1.0)
     assert all(record.wanted(int) for _ in range(20))
+
+
+# -- the bounds against their definition -----------------------------------------------------
+
+
+def reference_step_bounds(step, count, slot_bound):
+    """The bound of each block of up to BLOCK rows of one sigma, a block at a time from the
+    module's definition: sigma's slot bound over the block's starts plus the ``count``
+    largest among ``K`` (the slots the last step lists, free until the first finish, no
+    dearer by price rank than the ``count``-th cheapest of ``D``: the slots the first step
+    lists, free until the last finish), widened by ``margin`` of ``count + 1`` terms."""
+    slots = step.slots
+    finish = step.start + step.runtime
+    least = step._least_finish
+
+    def listed(step_index, until, sigma):
+        return [j for j in range(int(step_index) + 1)
+                if slots.performance[j] >= slots.performance[sigma] and slots.end[j] >= until
+                and slots.end[j] >= least and j != sigma]  # fmt: skip
+
+    blocks, first = [], 0
+    for row in range(1, len(step.sigma) + 1):
+        if (row == len(step.sigma) or step.sigma[row] != step.sigma[first]
+                or row - first == block_bounds.BLOCK):  # fmt: skip
+            blocks.append((first, row - 1))
+            first = row
+    bounds = np.full(len(step.sigma), np.inf)
+    totals = []
+    for first, last in blocks:
+        sigma = int(step.sigma[first])
+        cheapest_first = sorted(listed(step.step[first], finish[last], sigma),
+                                key=lambda j: (slots.price[j], j))  # fmt: skip
+        if len(cheapest_first) < count:
+            continue
+        limit = cheapest_first[count - 1]
+        usable = [j for j in listed(step.step[last], finish[first], sigma)
+                  if (slots.price[j], j) <= (slots.price[limit], limit)]  # fmt: skip
+        slot = np.array([sigma, *usable])
+        each = np.full(len(slot), 1.0)
+        z = np.broadcast_to(slot_bound(slot, step.runtime[first] * each,
+                                       step.start[first] * each, step.start[last] * each),
+                            slot.shape)  # fmt: skip
+        totals.append((first, last, z[0] + sum(sorted(z[1:], reverse=True)[:count])))
+    if totals:
+        scale = max(abs(step.start[last]) for _, last, _ in totals)
+        for first, last, total in totals:
+            bounds[first : last + 1] = total + block_bounds.margin(total, scale, count + 1)
+    return bounds
+
+
+def bounds_and_reference(profile, request, spec):
+    """The criterion's step bounds of every step, and the reference's of the same steps."""
+    criterion = build_criterion(spec)
+    slots = Candidates.from_table(profile.slot_table(), request)
+    runtime = request.volume / slots.performance
+    sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
+    count = request.n - 1
+    step = _steps(slots, sigmas, runtime, request)
+    if step is None or count == 0:
+        return None, None
+    given = []
+
+    def recording(step, count, slot_bound):
+        given.append(slot_bound)
+        return block_bounds.step_bounds(step, count, slot_bound)
+
+    criteria.step_bounds = recording  # the criteria call step_bounds by this name
+    try:
+        bounds = criterion.step_bounds(step, count)
+    finally:
+        criteria.step_bounds = block_bounds.step_bounds
+    return bounds, reference_step_bounds(step, count, given[0])
+
+
+def check_against_reference(profile, request, spec):
+    bounds, expected = bounds_and_reference(profile, request, spec)
+    if bounds is None:
+        return
+    np.testing.assert_allclose(bounds, expected, rtol=1e-13, atol=0)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(LITE), st.sampled_from(BLOCKS))
+def test_step_bounds_are_the_documented_sums(seed, spec, block):
+    profile, request = random_instance(seed)
+    with bounds_everywhere(block):
+        check_against_reference(profile, request, spec)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(test_window_ties.tied_instances(), st.sampled_from(LITE), st.sampled_from(BLOCKS))
+def test_step_bounds_are_the_documented_sums_with_many_ties(instance, spec, block):
+    profile, request = instance
+    with bounds_everywhere(block):
+        check_against_reference(profile, request, spec)
+
+
+@pytest.mark.parametrize("spec", ["MinCost", "DEPLite"])
+def test_step_bounds_are_the_documented_sums_over_more_than_64_slots(spec):
+    request = Request(n=7, volume=800, budget=644, min_performance=1)
+    profile = generate_environment(EnvironmentSpec(), np.random.default_rng(3)).profile()
+    check_against_reference(profile, request, spec)
+
+
+def test_steps_are_bounded_from_min_steps_rows_on():
+    profile = generate_environment(EnvironmentSpec(), np.random.default_rng(3)).profile()
+    request = Request(n=7, volume=800, budget=644, min_performance=1)
+    slots = Candidates.from_table(profile.slot_table(), request)
+    runtime = request.volume / slots.performance
+    sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
+    step = _steps(slots, sigmas, runtime, request)
+    criterion = build_criterion("MinCost")
+    rows = len(step.sigma)
+    saved = block_bounds.MIN_STEPS
+    try:
+        block_bounds.MIN_STEPS = rows
+        assert criterion.step_bounds(step, request.n - 1) is not None
+        block_bounds.MIN_STEPS = rows + 1
+        assert criterion.step_bounds(step, request.n - 1) is None
+    finally:
+        block_bounds.MIN_STEPS = saved
+
+
+def test_the_widening_is_a_billionth_of_the_magnitudes_summed():
+    assert block_bounds.margin(np.array([0.0]), 0.0, 3)[0] == 1e-9
+    assert block_bounds.margin(np.array([-50.0]), 10.0, 3)[0] == 1e-9 * (50.0 + 1.0 + 30.0)
+
+
+def test_set_bits_of_empty_words_are_empty_integer_indices():
+    row, index, place = _set_bits(np.zeros((2, 3), dtype=np.uint64))
+    for column in (row, index, place):
+        assert column.dtype == np.int64
+        assert len(column) == 0
