@@ -5,6 +5,7 @@ select)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -99,20 +100,36 @@ CASES = [
 ]
 
 
+def _assert_as_the_reference(instance, scheduler, criterion, priority):
+    fast = build_planner(scheduler, instance.nodes, instance.busy, build_criterion(criterion),
+                         priority)  # fmt: skip
+    reference = reference_planner(scheduler, instance.nodes, instance.busy,
+                                  build_criterion(criterion), priority)  # fmt: skip
+    log, records = _run(instance, fast)
+    expected_log, expected_records = _run(instance, reference)
+    assert log == expected_log, instance
+    assert records == expected_records
+    assert fast.first_promised == reference.first_promised
+    assert fast.delays == reference.delays
+
+
 @pytest.mark.parametrize(("scheduler", "criterion", "priority"), CASES)
 def test_tiny_flows_answer_every_event_as_the_reference_planners_do(scheduler, criterion, priority):
     for seed in range(8):
-        instance = tiny_flow(seed)
-        fast = build_planner(scheduler, instance.nodes, instance.busy, build_criterion(criterion),
-                             priority)  # fmt: skip
-        reference = reference_planner(scheduler, instance.nodes, instance.busy,
-                                      build_criterion(criterion), priority)  # fmt: skip
-        log, records = _run(instance, fast)
-        expected_log, expected_records = _run(instance, reference)
-        assert log == expected_log, (seed, instance)
-        assert records == expected_records
-        assert fast.first_promised == reference.first_promised
-        assert fast.delays == reference.delays
+        _assert_as_the_reference(tiny_flow(seed), scheduler, criterion, priority)
+
+
+@pytest.mark.parametrize(
+    ("seed", "scheduler", "criterion", "priority"),
+    [
+        (29, "fcfs", "BFstart", "sjf"),  # a queued window starting exactly at the floor, kept
+        (216, "easy", "CoP", "fcfs"),  # a head kept where it was when a job backfills
+    ],
+)
+def test_rarer_flows_answer_every_event_as_the_reference_planners_do(
+    seed, scheduler, criterion, priority
+):
+    _assert_as_the_reference(tiny_flow(seed), scheduler, criterion, priority)
 
 
 # -- hand-worked cases on identical nodes (performance 1, price 1) ---------------------------
@@ -376,6 +393,32 @@ def test_the_volume_easy_tests_a_job_with_is_its_volume_on_slow_nodes():
     assert planner.submit([Job(2, 1.0, 1, 4.0)], 1.0)[0] == {}
     assert planner._volumes[2] == 4.0
     assert _plain_changes(planner.finish(0, 3.0)) == {2: _window([0], 3.0, 8.0)}
+
+
+class LongerEarly:
+    """Not a built-in criterion: BFstart, but searching three times the volume from 1 to 2."""
+
+    def __init__(self) -> None:
+        self.criterion = build_criterion("BFstart")
+
+    def search(self, profile, request):
+        scale = 3.0 if 1 <= request.earliest_start < 2 else 1.0
+        return self.criterion.search(profile, replace(request, volume=request.volume * scale))
+
+
+def test_a_criterion_of_other_volumes_is_searched_every_time():
+    # Local load from 12 on node 0 and from 8 on node 1. Job 1 (both nodes) is the head at
+    # 30. At 1 job 2 is searched with 12 units (no start before 30); at 3 (job 0 ends early)
+    # with 4, which fits now: the test of what it searched before must not skip it.
+    planner = EasyBackfilling(NODES[:2], (((12.0, 30.0),), ((8.0, 30.0),)), LongerEarly())
+    assert not planner.skip_tests
+    planned, _ = planner.submit(
+        [Job(0, 0.0, 1, 10.0, runtime_factor=0.3), Job(1, 0.0, 2, 6.0)], 0.0
+    )
+    assert _plain_changes(planned) == {0: _window([0], 0.0, 10.0), 1: _window([0, 1], 30.0, 6.0)}
+    planner.start(0)
+    assert planner.submit([Job(2, 1.0, 1, 4.0)], 1.0)[0] == {}
+    assert _plain_changes(planner.finish(0, 3.0)) == {2: _window([0], 3.0, 4.0)}
 
 
 def test_a_window_starting_now_is_not_searched_again_when_faster_nodes_free_up():
