@@ -86,6 +86,31 @@ def tiny_flow(seed: int) -> Instance:
     return Instance(nodes, tuple(busy), tuple(jobs))
 
 
+def crowded_flow(seed: int) -> Instance:
+    """3-5 nodes, local load on about a third of them, 5-9 jobs arriving close together: longer
+    queues than :func:`tiny_flow`'s, so more backfilling behind EASY's head."""
+    rng = np.random.default_rng(seed)
+    count = int(rng.integers(3, 6))
+    nodes = tuple(
+        Node(i, float(rng.choice([0.5, 1.0, 2.0])), float(rng.choice([1.0, 2.0, 3.0])))
+        for i in range(count)
+    )
+    busy = []
+    for _ in nodes:
+        start = float(rng.integers(0, 30))
+        busy.append(((start, start + float(rng.integers(2, 12))),) if rng.random() < 0.3 else ())
+    jobs, arrival = [], 0.0
+    for i in range(int(rng.integers(5, 10))):
+        arrival += float(rng.choice([0.0, 1.0, 2.0, 3.5]))
+        factor = float(rng.choice([0.25, 0.5, 1.0, 1.0, 1.5]))
+        budget = float(rng.choice([math.inf] * 5 + [60.0, 200.0]))
+        speed = float(rng.choice([0.0] * 6 + [1.0, 2.0]))
+        size = int(rng.integers(1, count + 1))
+        volume = float(rng.integers(2, 16))
+        jobs.append(Job(i, arrival, size, volume, budget, speed, factor))
+    return Instance(nodes, tuple(busy), tuple(jobs))
+
+
 def _run(instance, planner):
     recording = Recording(planner)
     records = Engine(instance, recording).run().job_records()
@@ -117,6 +142,20 @@ def _assert_as_the_reference(instance, scheduler, criterion, priority):
 def test_tiny_flows_answer_every_event_as_the_reference_planners_do(scheduler, criterion, priority):
     for seed in range(8):
         _assert_as_the_reference(tiny_flow(seed), scheduler, criterion, priority)
+
+
+@pytest.mark.parametrize(
+    ("scheduler", "criterion", "priority"),
+    [(scheduler, criterion, priority)
+     for scheduler in ("fcfs", "easy")
+     for criterion, priority in (("BFstart", "fcfs"), ("BFfinish", "sjf"), ("CoP", "fcfs"),
+                                 ("MinCost", "sjf"), ("BFshort", "fcfs"))],
+)  # fmt: skip
+def test_crowded_flows_answer_every_event_as_the_reference_planners_do(
+    scheduler, criterion, priority
+):
+    for seed in range(12):
+        _assert_as_the_reference(crowded_flow(seed), scheduler, criterion, priority)
 
 
 @pytest.mark.parametrize(
