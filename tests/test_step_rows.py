@@ -105,3 +105,5 @@ def test_the_bounds_record_averages_each_share_with_the_ones_before():
     assert wanted == [False] * (record.PROBE_EVERY - 1) + [True]
     record.record(int, 0.6)  # 0.5375
     assert record.wanted(int)
+    record.record(float, record.WORTH)  # exactly worth it
+    assert all(record.wanted(float) for _ in range(record.PROBE_EVERY))
