@@ -120,13 +120,17 @@ def resume(tmp_path: Path, out: Path) -> str:
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
 def test_sigkill_loses_only_chunks_in_flight_kills_the_workers_and_resumes(reference, tmp_path):
-    out = tmp_path / "out"
-    process = start(tmp_path, out)
-    wait_for_chunks(process, out, 2)
-    workers = children(process.pid)
+    for attempt in range(3):  # a run may finish before the kill (see interrupt_twice)
+        out = tmp_path / f"out-{attempt}"
+        process = start(tmp_path, out)
+        wait_for_chunks(process, out, 2)
+        workers = children(process.pid)
+        os.kill(process.pid, signal.SIGKILL)
+        if process.wait(timeout=10) == -signal.SIGKILL:
+            break
+    else:
+        pytest.fail("every run of three attempts finished before it was killed")
     assert workers, "the run has worker processes"
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait(timeout=10)
     assert_all_exit(workers, "a worker outlived its parent")
     kept = len(list(out.glob("runs/point=*/rep-*.parquet")))
     assert kept >= 2
@@ -135,8 +139,10 @@ def test_sigkill_loses_only_chunks_in_flight_kills_the_workers_and_resumes(refer
     assert_tables_equal(out, reference)
 
 
-def test_ctrl_c_twice_returns_within_two_seconds_each_time_and_the_run_resumes(reference, tmp_path):
-    out = tmp_path / "out"
+def interrupt_twice(tmp_path: Path, out: Path) -> bool:
+    """Start the run and press Ctrl-C after a chunk is stored, twice; False if a run ended
+    before its Ctrl-C arrived (on a loaded machine the run, in a process group of its own,
+    may get the cores while this test waits for one)."""
     for already in (1, 0):
         process = start(tmp_path, out)
         before = len(list(out.glob("runs/point=*/rep-*.parquet")))
@@ -145,10 +151,22 @@ def test_ctrl_c_twice_returns_within_two_seconds_each_time_and_the_run_resumes(r
         os.killpg(process.pid, signal.SIGINT)  # as a terminal does: the whole group
         _, stderr = process.communicate(timeout=30)
         elapsed = time.monotonic() - interrupted
+        if process.returncode == 0 and "interrupted" not in stderr:
+            return False
         assert process.returncode == 130, stderr
         assert elapsed < 2.0, f"Ctrl-C took {elapsed:.2f} s"
         assert "interrupted; finished chunks are kept" in stderr
         assert "Traceback" not in stderr
+    return True
+
+
+def test_ctrl_c_twice_returns_within_two_seconds_each_time_and_the_run_resumes(reference, tmp_path):
+    for attempt in range(3):
+        out = tmp_path / f"out-{attempt}"
+        if interrupt_twice(tmp_path, out):
+            break
+    else:
+        pytest.fail("every run of three attempts finished before its Ctrl-C arrived")
     assert "already done, running the" in resume(tmp_path, out)
     assert_tables_equal(out, reference)
     history = [e["status"] for e in gridsim.load_results(out).metadata[0]["history"]]

@@ -158,15 +158,15 @@ def run_experiment(
         Path(out_dir), manifest, overwrite
     )  # fmt: skip
     try:
-        return _run(experiment, seed, planned, store, wanted, shard, jobs, cluster,
+        return _run(experiment, seed, planned, store, manifest, wanted, shard, jobs, cluster,
                     command, progress, say)  # fmt: skip
     finally:
         if isinstance(store, FolderStore):
             store.close()
 
 
-def _run(experiment, seed, planned, store, wanted, shard, jobs, cluster, command, progress,
-         say) -> ExperimentResult:  # fmt: skip
+def _run(experiment, seed, planned, store, manifest, wanted, shard, jobs, cluster, command,
+         progress, say) -> ExperimentResult:  # fmt: skip
     done = store.done()
     missing = {p: reps - done.get(p, set()) for p, reps in planned.items()}
     missing = {p: reps for p, reps in missing.items() if reps}
@@ -188,8 +188,10 @@ def _run(experiment, seed, planned, store, wanted, shard, jobs, cluster, command
         "cells_skipped": skipped,
     }
     if isinstance(store, FolderStore):
-        add_planned(store.manifest, planned)
-        store.manifest.setdefault("history", []).append(entry)
+        manifest = store.manifest  # the folder's, with its earlier invocations
+    add_planned(manifest, planned)
+    manifest.setdefault("history", []).append(entry)
+    if isinstance(store, FolderStore):
         store.write_manifest()
     status, error, ran, failure = "complete", None, 0, None
     if to_run:
@@ -207,7 +209,7 @@ def _run(experiment, seed, planned, store, wanted, shard, jobs, cluster, command
                 executor.close()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
     try:
-        result = _finish(experiment, store, entry, status, error, ran, skipped)
+        result = _finish(experiment, manifest, store, entry, status, error, ran, skipped)
         result.exception = failure
         return result
     finally:
@@ -305,8 +307,9 @@ def with_point_columns(table: pd.DataFrame, columns: list[tuple[str, Any, str]])
     return table
 
 
-def _finish(experiment: Experiment, store: Any, entry: dict[str, Any], status: str,
-            error: str | None, ran: int, skipped: int) -> ExperimentResult:  # fmt: skip
+def _finish(experiment: Experiment, manifest: dict[str, Any], store: Any,
+            entry: dict[str, Any], status: str, error: str | None, ran: int,
+            skipped: int) -> ExperimentResult:  # fmt: skip
     module = kind_module(experiment.scenario)
     names = store.table_names()
     runs = store.table("runs") if "runs" in names else pd.DataFrame()
@@ -317,13 +320,7 @@ def _finish(experiment: Experiment, store: Any, entry: dict[str, Any], status: s
     planned = {p.index for p in experiment.points}
     completed = min((len(done.get(p, ())) for p in planned), default=0)
     entry.update(finished=now(), status=status, error=error, cells_run=ran)
-    if isinstance(store, FolderStore):
-        manifest = store.manifest
-        requested = max((len(r) for r in _planned(manifest).values()), default=0)
-    else:
-        manifest = new_manifest(experiment, experiment.seed)
-        manifest["history"] = [entry]
-        requested = ran + skipped
+    requested = max((len(r) for r in _planned(manifest).values()), default=0)
     manifest.update(
         status=status,
         error=error,
@@ -435,4 +432,5 @@ def _git_commit() -> str | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return out.stdout.strip() or None
+    # In a repository without commits git prints "HEAD" and fails: no commit to record.
+    return (out.stdout.strip() or None) if out.returncode == 0 else None

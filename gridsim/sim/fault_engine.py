@@ -135,7 +135,7 @@ class FaultEngine(Engine):
                     self._start_waiting_local_tasks(other)
         moved = dict(self.scheduler.block((node_id,), start, end, now, "failure"))
         if killed is not None:
-            moved.update(self._after_kill(killed, window))
+            moved.update(self._after_kill(killed))
         self._plan_starts(moved)
         self._next(self._on_failure, node_id, stream)
 
@@ -150,7 +150,7 @@ class FaultEngine(Engine):
 
     # -- helpers -----------------------------------------------------------------------------
 
-    def _after_kill(self, job_id: int, window: Window) -> dict[int, Window]:
+    def _after_kill(self, job_id: int) -> dict[int, Window]:
         """Resubmit the killed job (or fail it after its retries), then compress the queue."""
         consequences = self.faults.consequences
         job = self.scheduler.jobs[job_id]

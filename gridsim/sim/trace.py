@@ -34,8 +34,8 @@ from typing import Any
 from gridsim.model import Node, Window
 from gridsim.scheduling.backfilling import Job
 
-#: A start this much later than first promised counts as disturbed (time units): float dust
-#: from re-planning is not a disturbance.
+#: A start more than this much later than first promised counts as disturbed (time units):
+#: float dust from re-planning is not a disturbance.
 DISTURBANCE_TOLERANCE = 1e-6
 
 

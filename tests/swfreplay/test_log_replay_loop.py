@@ -124,3 +124,66 @@ def test_a_scheduler_is_built_from_the_machine_the_jobs_in_arrival_order_and_the
     replay_log(table((2, 4, 1, 9, 9), (1, 3, 2, 5, 5)), 4, factory)
     replay_log(table(), 2, factory)
     assert built == [(4, [2, 1], [5.0, 9.0], 3.0), (2, [], [], 0.0)]
+
+
+class Recording(StartsAtOnce):
+    """Starts every job at once and notes every call to ``submit``."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.submitted: list[tuple[float, list[int]]] = []
+
+    def submit(self, now, jobs):
+        self.submitted.append((now, list(jobs)))
+        super().submit(now, jobs)
+
+
+def test_the_scheduler_is_told_of_arrivals_only_at_instants_with_some():
+    # Instants 0, 2 (arrivals), 5, 7 (completions only): two submissions.
+    schedulers = []
+
+    def factory(*args):
+        schedulers.append(Recording(*args))
+        return schedulers[-1]
+
+    replay = replay_log(table((1, 0, 1, 5, 5), (2, 0, 1, 5, 5), (3, 2, 1, 5, 5)), 4, factory)
+    assert replay.events == 4
+    assert schedulers[0].submitted == [(0, [0, 1]), (2, [2])]
+
+
+def test_the_last_progress_is_the_last_submission_and_never_before_time_0():
+    seen = []
+    replay_log(table((1, 0, 1, 5, 5), (2, 0, 1, 5, 5)), 2, "fcfs", on_progress=seen.append)
+    assert seen == [0.0]
+    seen.clear()
+    replay_log(table((1, -30, 1, 5, 5)), 2, "fcfs", on_progress=seen.append)
+    assert seen == [0.0]
+
+
+class WaitsUntil5(StartsAtOnce):
+    """Starts every job at time 5 (an integer), as reserved on arrival."""
+
+    def __init__(self, machine, processors, estimates, now):
+        super().__init__(machine, processors, estimates, now)
+        self.first_reservation = dict.fromkeys(range(len(processors)), 5)
+
+    def next_decision(self):
+        return 5 if self.queue else math.inf
+
+    def starts(self, now):
+        return super().starts(now) if now == 5 else []
+
+
+def test_times_a_scheduler_gives_as_integers_come_back_as_float_seconds():
+    replay = replay_log(table((1, 0, 1, 5, 5), (2, 1, 1, 5, 5)), 2, WaitsUntil5)
+    assert replay.start_time.dtype == np.float64 and replay.start_time.tolist() == [5.0, 5.0]
+    assert replay.first_reservation.dtype == np.float64
+    assert replay.first_reservation.tolist() == [5.0, 5.0]
+
+
+def test_a_processor_column_of_floats_is_read_as_counts():
+    # A table built from a CSV with a missing value elsewhere has float processor counts.
+    jobs = table((1, 0, 2, 5, 5), (2, 0, 1, 5, 5)).astype({"processors": "float64"})
+    replay = replay_log(jobs, 4, "easy")
+    assert replay.nodes == [(0, 1), (2,)]
+    assert replay.peak_processors == 3 and type(replay.peak_processors) is int

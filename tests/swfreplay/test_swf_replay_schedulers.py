@@ -156,3 +156,14 @@ def test_the_order_of_completions_at_one_instant_is_a_named_option():
     assert separately == {1: 0, 2: 0, 3: 8, 4: 4}  # the same total wait, shared differently
     with pytest.raises(ValueError, match="completions_order among"):
         replay_log(SAME_INSTANT, 4, "easy", completions_order="one by one")
+
+
+def test_easy_starts_jobs_after_each_completion_when_they_are_handed_over_one_at_a_time():
+    # Together, the 4 free processors go to the head, job 3. One at a time: after job 1's
+    # end, 3 are free; job 3 (the head) waits for job 2's estimate (10), and job 4, ending
+    # by 8, starts at once; after job 2's end job 3 waits for job 4.
+    together = starts(SAME_INSTANT, 4, "easy")
+    replay = replay_log(SAME_INSTANT, 4, "easy", completions_order="separately")
+    separately = dict(zip(SAME_INSTANT.job_id.tolist(), replay.start_time.tolist(), strict=True))
+    assert together == {1: 0, 2: 0, 3: 4, 4: 8}
+    assert separately == {1: 0, 2: 0, 3: 8, 4: 4}
