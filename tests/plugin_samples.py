@@ -137,6 +137,17 @@ class AreaFirst(ConservativeBackfilling):
         self.key = lambda job: (sign * job.n * job.volume, job.arrival, job.id)
 
 
+class Described(ConservativeBackfilling):
+    """Conservative backfilling under another name.
+
+    Only the first line of this docstring describes it in listings.
+    """
+
+
+class Undescribed(ConservativeBackfilling):
+    __doc__ = None
+
+
 class NotAPlanner:
     def submit(self, jobs, now):
         return {}, []

@@ -80,13 +80,39 @@ TESTS = {
                                    "tests/plugins/test_plugin_criteria.py",
                                    "tests/plugins/test_scheduler_guard.py"],
     "gridsim/scheduling/earlier_windows.py": ["tests/nodereplay/test_earlier_windows.py"],
-    "gridsim/scheduling/queue_policies.py": ["tests/jobflow/test_queue_policies.py",
-                                             "tests/jobflow/test_engine.py",
-                                             "tests/contracts/test_same_instant_order.py",
-                                             "tests/plugins/test_plugin_schedulers.py",
-                                             "tests/plugins/test_scheduler_guard.py"],
-    "gridsim/scheduling/counting_profile.py": ["tests/swfreplay/test_swf_replay_profile.py",
-                                               "tests/swfreplay/test_swf_replay_schedulers.py"],
+    # The event-by-event tests (tiny flows against the reference planners, hand-worked
+    # cases) and the other tests that take milliseconds: the property tests and whole
+    # experiments with plugins took seconds per mutant.
+    "gridsim/scheduling/queue_policies.py": [
+        "tests/jobflow/test_queue_policy_rules.py",
+        *(f"tests/jobflow/test_queue_policies.py::test_{name}" for name in (
+            "easy_backfills_on_the_heads_spare_nodes",
+            "easy_withdraws_a_window_when_a_second_completion_lets_the_head_start",
+            "a_job_that_fits_nowhere_is_rejected",
+            "unknown_scheduler_names_are_refused",
+            "fcfs_under_sjf_re_plans_the_queue_when_a_shorter_job_overtakes_it")),
+        "tests/jobflow/test_engine.py",
+        "tests/contracts/test_same_instant_order.py",
+        *(f"tests/plugins/test_plugin_schedulers.py::test_{name}" for name in (
+            "a_scheduler_plugin_that_breaks_its_contract_is_refused_when_the_scenario_loads",
+            "a_scheduler_that_breaks_an_invariant_is_stopped_naming_it_the_job_and_the_time",
+            "installed_schedulers_are_described_and_one_named_like_a_built_in_is_hidden",
+            "a_scheduler_spec_needs_a_name_and_leaves_the_priority_to_the_scenario",
+            "a_built_in_planner_driving_a_plugin_criterion_comes_back_guarded_unchecked")),
+        "tests/plugins/test_scheduler_guard.py"],
+    # The method-by-method tests and the hand-worked ones (milliseconds each): the property
+    # tests of hundreds of examples and the replays took seconds per mutant.
+    "gridsim/scheduling/counting_profile.py": [
+        "tests/swfreplay/test_counting_profile_rules.py",
+        *(f"tests/swfreplay/test_swf_replay_profile.py::test_{name}" for name in (
+            "reservations_split_steps_and_releases_restore_them",
+            "earliest_fit_needs_enough_processors_over_the_whole_duration",
+            "over_commitment_is_refused",
+            "forgetting_the_past_keeps_the_step_in_progress",
+            "fits_before_asks_whether_any_instant_up_to_a_time_has_enough_free",
+            "released_reservations_leave_no_breakpoint_behind",
+            "the_step_function_survives_growth_and_forgetting",
+            "a_range_over_several_steps_is_refused_with_what_is_wrong"))],
     "gridsim/scheduling/guard.py": ["tests/plugins/test_plugin_schedulers.py",
                                     "tests/plugins/test_scheduler_guard.py"],
     "gridsim/scheduling/backfilling.py": ["tests/jobflow", "tests/contracts"],
