@@ -172,6 +172,16 @@ def test_bfstart_s_ties_pick_the_faster_or_the_slower_slowest_node():
     assert (slowest.nodes, slowest.runtime) == ((0, 3), 4.0)
 
 
+def test_bfstart_s_ties_hold_for_a_one_node_request_too():
+    # Nodes of performance 4 and 2, both free from 0: the same start on either.
+    nodes = (Node(0, 4.0, 1.0), Node(1, 2.0, 1.0))
+    profile = Profile(nodes, [[], []])
+    request = Request(n=1, volume=8.0)
+    assert BFstart().search(profile, request).nodes == (0,)
+    slowest = BFstart(ties="slowest").search(profile, request)
+    assert (slowest.nodes, slowest.start, slowest.runtime) == ((1,), 0.0, 4.0)
+
+
 def test_bfstart_start_of_slot_takes_the_slots_free_longest():
     # Free from 0, 5 and 3; every window can start at 10.
     nodes = (Node(0, 1.0, 1.0), Node(1, 1.0, 1.0), Node(2, 1.0, 1.0))

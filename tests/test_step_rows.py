@@ -15,7 +15,9 @@ from property_budget import examples
 from random_instances import random_instance
 
 import gridsim.selection.steps as steps
-from gridsim.model import Request
+from gridsim.model import Node, Request
+from gridsim.profile import Profile
+from gridsim.selection.criteria import build_criterion
 from gridsim.selection.steps import BoundingRecord, _steps
 from gridsim.selection.window_search import Candidates
 from gridsim.workloads.environment import EnvironmentSpec, generate_environment
@@ -105,3 +107,20 @@ def test_the_bounds_record_averages_each_share_with_the_ones_before():
     assert wanted == [False] * (record.PROBE_EVERY - 1) + [True]
     record.record(int, 0.6)  # 0.5375
     assert record.wanted(int)
+    record.record(float, record.WORTH)  # exactly worth it
+    assert all(record.wanted(float) for _ in range(record.PROBE_EVERY))
+
+
+def test_of_equal_windows_in_different_batches_the_earliest_start_wins():
+    """MaxQLite on whole-number values: windows of value 5 whose slowest node has performance 2
+    start at 0 and at 60, on sigmas evaluated in different batches; the one at 0 is chosen."""
+    performance = [4.0, 4.0, 4.0, 2.0, 4.0, 2.0]
+    q = [1.0, 1.0, 1.0, 2.0, 2.0, 2.0]
+    nodes = [Node(i, p, p / 10, q[i]) for i, p in enumerate(performance)]
+    busy = [[(36.0, 55.0)], [(5.0, 17.0)], [(59.0, 68.0)], [(6.0, 34.0)], [(41.0, 77.0)],
+            [(40.0, 60.0)]]  # fmt: skip
+    window = build_criterion("MaxQLite").search(
+        Profile(nodes, busy, 0.0, 200.0), Request(n=3, volume=80.0)
+    )
+    slowest = min(performance[i] for i in window.nodes)
+    assert (window.criterion_value, slowest, window.start) == (5.0, 2.0, 0.0)

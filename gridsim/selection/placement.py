@@ -49,10 +49,13 @@ def choose_in_slot_order(
     start or finish), which lets an unlimited budget look only at each sigma's first
     complete row.
     """
-    if count == 0:
-        return choose_cheapest(
-            step, count, lambda s, picks, total: (value(s.start, s.runtime), None)
-        )
+    if count == 0:  # one node: no members to order, only the tie between sigmas
+
+        def one_node(s: _Step, picks, total):
+            slower_first = -s.slots.performance[s.sigma] if ties == "slowest" else None
+            return value(s.start, s.runtime), slower_first
+
+        return choose_cheapest(step, count, one_node)
     if np.isinf(step.budget_left).all() and equal_starts == "node" and ties == "fastest":
         return _first_in_slot_order_unlimited(step, count, value, falls_with_start)
     # The first ``count`` members in slot order (columns are kept in price order).
