@@ -121,3 +121,17 @@ def test_pieces_no_longer_than_the_minimum_slot_are_dropped_as_the_profile_drops
     occupied.occupy(0, start, start + runtime)
     assert slot_list.rows == left
     assert slot_list.rows == SlotList.of(occupied).rows
+
+
+def test_a_window_with_a_runtime_missing_or_too_many_is_refused_not_cut_short():
+    """Both subtractions read a task's node (or slot) and runtime side by side: a window whose
+    lists disagree is an error, never a silently shorter window."""
+    profile = Profile([Node(0, 1.0, 1.0), Node(1, 1.0, 1.0)], [[], []], 0.0, 10.0)
+    slot_list = SlotList.of(profile)
+    slots = tuple(SlotList.slot(row) for row in slot_list.rows)
+    for runtimes in ((2.0,), (2.0, 2.0, 2.0)):
+        window = RoughWindow(0.0, (0, 1), runtimes, 4.0, slots)
+        with pytest.raises(ValueError, match="zip"):
+            slot_list.subtract(window)
+        with pytest.raises(ValueError, match="zip"):
+            subtract(profile.copy(), window)
