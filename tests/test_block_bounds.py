@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_budget import examples
 from random_instances import random_instance
+from search_steps import all_steps
 
 import gridsim.selection.block_bounds as block_bounds
 import gridsim.selection.criteria as criteria
@@ -20,8 +21,7 @@ import gridsim.selection.steps as steps
 from gridsim.model import Request
 from gridsim.selection.block_bounds import _set_bits, _through_cheapest
 from gridsim.selection.criteria import build_criterion
-from gridsim.selection.steps import _score_cheapest, _steps
-from gridsim.selection.window_search import Candidates
+from gridsim.selection.steps import _score_cheapest
 from gridsim.workloads.environment import EnvironmentSpec, generate_environment
 
 LITE = [
@@ -51,11 +51,8 @@ def bounds_everywhere(block: int):
 def check_bounds(profile, request, spec) -> None:
     """Every step of every candidate slowest slot has a value no larger than its bound."""
     criterion = build_criterion(spec)
-    slots = Candidates.from_table(profile.slot_table(), request)
-    runtime = request.volume / slots.performance
-    sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
     count = request.n - 1
-    step = _steps(slots, sigmas, runtime, request)
+    step = all_steps(profile, request)
     if step is None or count == 0:
         return
     bounds = criterion.step_bounds(step, count)
@@ -209,11 +206,8 @@ def reference_step_bounds(step, count, slot_bound):
 def bounds_and_reference(profile, request, spec):
     """The criterion's step bounds of every step, and the reference's of the same steps."""
     criterion = build_criterion(spec)
-    slots = Candidates.from_table(profile.slot_table(), request)
-    runtime = request.volume / slots.performance
-    sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
     count = request.n - 1
-    step = _steps(slots, sigmas, runtime, request)
+    step = all_steps(profile, request)
     if step is None or count == 0:
         return None, None
     given = []
@@ -247,10 +241,7 @@ def test_step_bounds_are_the_documented_sums_over_more_than_64_slots(spec):
 def test_steps_are_bounded_from_min_steps_rows_on():
     profile = generate_environment(EnvironmentSpec(), np.random.default_rng(3)).profile()
     request = Request(n=7, volume=800, budget=644, min_performance=1)
-    slots = Candidates.from_table(profile.slot_table(), request)
-    runtime = request.volume / slots.performance
-    sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
-    step = _steps(slots, sigmas, runtime, request)
+    step = all_steps(profile, request)
     criterion = build_criterion("MinCost")
     rows = len(step.sigma)
     saved = block_bounds.MIN_STEPS

@@ -7,19 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_budget import examples
 from random_instances import random_instance
+from search_steps import all_steps
 
 from gridsim.model import Request
-from gridsim.selection.steps import _steps
-from gridsim.selection.window_search import Candidates
 from gridsim.workloads.environment import EnvironmentSpec, generate_environment
-
-
-def all_steps(profile, request):
-    """The steps of every candidate slowest slot, as the search builds them."""
-    slots = Candidates.from_table(profile.slot_table(), request)
-    runtime = request.volume / slots.performance
-    sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
-    return slots, _steps(slots, sigmas, runtime, request)
 
 
 def cheapest_by_definition(slots, step, row, count):
@@ -39,14 +30,14 @@ def cheapest_by_definition(slots, step, row, count):
 
 
 def check(profile, request, count):
-    slots, step = all_steps(profile, request)
+    step = all_steps(profile, request)
     if step is None:
         return
-    check_step(slots, step, count)
+    check_step(step.slots, step, count)
     # The same from the membership matrix, once a criterion has built it.
-    slots, step = all_steps(profile, request)
+    step = all_steps(profile, request)
     assert step.member.shape[0] == len(step.start)
-    check_step(slots, step, count)
+    check_step(step.slots, step, count)
 
 
 def check_step(slots, step, count):

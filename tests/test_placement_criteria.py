@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_budget import examples
 from random_instances import random_instance
+from search_steps import all_steps
 
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
@@ -32,16 +33,6 @@ from gridsim.selection.placement import (
     InSlotOrder,
     choose_in_slot_order,
 )
-from gridsim.selection.steps import _steps
-from gridsim.selection.window_search import Candidates
-
-
-def all_steps(profile: Profile, request: Request):
-    """Every step of every candidate slowest slot of ``request``, as one batch."""
-    slots = Candidates.from_table(profile.slot_table(), request)
-    runtime = request.volume / slots.performance
-    sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
-    return _steps(slots, sigmas, runtime, request)
 
 
 def reference_in_slot_order(step, count, value, equal_starts="node", ties="fastest"):

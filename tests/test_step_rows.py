@@ -13,23 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_budget import examples
 from random_instances import random_instance
+from search_steps import all_steps
 
 import gridsim.selection.steps as steps
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
 from gridsim.selection.criteria import build_criterion
-from gridsim.selection.steps import BoundingRecord, _steps
-from gridsim.selection.window_search import Candidates
+from gridsim.selection.steps import BoundingRecord
 from gridsim.workloads.environment import EnvironmentSpec, generate_environment
-
-
-def all_steps(profile, request, reverse=False):
-    """Every step of every candidate slowest slot; ``reverse``: the sigmas in reverse list
-    order (a batch need not start with the first slot: the search visits sigmas by bound)."""
-    slots = Candidates.from_table(profile.slot_table(), request)
-    runtime = request.volume / slots.performance
-    sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
-    return _steps(slots, sigmas[::-1] if reverse else sigmas, runtime, request)
 
 
 def first_complete_by_scan(step, count):

@@ -14,23 +14,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_budget import examples
 from random_instances import random_instance
+from search_steps import search_inputs
 
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
 from gridsim.selection import window_search
 from gridsim.selection.criteria import build_criterion
-from gridsim.selection.window_search import Candidates, Joinable, VisitingOrder
+from gridsim.selection.window_search import Joinable, VisitingOrder
 
 #: The criteria with ceilings of their sigma bounds (their searches are lazy).
 LAZY = ["CoP", "PAST", {"name": "CoP", "delta2": 3.0}]
 
 
-def search_inputs(seed: int):
+def random_search_inputs(seed: int):
     profile, request = random_instance(seed)
-    slots = Candidates.from_table(profile.slot_table(), request)
-    runtime = request.volume / slots.performance
-    sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
-    return profile, request, slots, runtime, sigmas
+    return profile, request, *search_inputs(profile, request)
 
 
 def eager_order(slots, sigmas, runtime, request, criterion):
@@ -52,7 +50,7 @@ def eager_order(slots, sigmas, runtime, request, criterion):
 @given(seed=st.integers(0, 10**6))
 def test_each_prefix_of_the_lazy_order_is_the_eager_order(spec, block, seed):
     criterion = build_criterion(spec)
-    _, request, slots, runtime, sigmas = search_inputs(seed)
+    _, request, slots, runtime, sigmas = random_search_inputs(seed)
     order_sigmas, order_bounds = eager_order(slots, sigmas, runtime, request, criterion)
     lazy = VisitingOrder(slots, sigmas, runtime, request, criterion)
     assert lazy.lazy
@@ -71,7 +69,7 @@ def test_each_prefix_of_the_lazy_order_is_the_eager_order(spec, block, seed):
 @given(seed=st.integers(0, 10**6))
 def test_every_ceiling_is_at_least_its_sigmas_bound(spec, seed):
     criterion = build_criterion(spec)
-    _, request, slots, runtime, sigmas = search_inputs(seed)
+    _, request, slots, runtime, sigmas = random_search_inputs(seed)
     joinable = Joinable.of(slots, sigmas, runtime[sigmas], request)
     bounds = criterion.sigma_bounds(slots, sigmas, runtime[sigmas], request, joinable)
     ceilings = criterion.sigma_bound_ceilings(slots, sigmas, runtime[sigmas], request.n)
@@ -112,7 +110,7 @@ def test_a_lazy_search_visits_the_sigmas_an_eager_one_visits(monkeypatch, spec):
     criterion = build_criterion(spec)
     fewer = 0
     for seed in range(60):
-        profile, request, *_, sigmas = search_inputs(seed)
+        profile, request, *_, sigmas = random_search_inputs(seed)
         lazy = visited_by_search(monkeypatch, profile, request, criterion, lazy=True)
         eager = visited_by_search(monkeypatch, profile, request, criterion, lazy=False)
         assert lazy[0] == eager[0], seed

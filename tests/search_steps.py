@@ -1,0 +1,28 @@
+"""The window search's candidates and steps, built as ``find_window`` builds them, for tests
+that check one stage of the search on its own (members, bounds, placement rules)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gridsim.model import Request
+from gridsim.profile import Profile
+from gridsim.selection.steps import _Step, _steps
+from gridsim.selection.window_search import Candidates
+
+
+def search_inputs(profile: Profile, request: Request):
+    """The candidate slots, each one's task runtime as the slowest, and the candidate
+    slowest slots (those long enough for their own task)."""
+    slots = Candidates.from_table(profile.slot_table(), request)
+    runtime = request.volume / slots.performance
+    sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
+    return slots, runtime, sigmas
+
+
+def all_steps(profile: Profile, request: Request, reverse: bool = False) -> _Step | None:
+    """Every step of every candidate slowest slot, as one batch; ``reverse``: the sigmas in
+    reverse list order (a batch need not start with the first slot: the search visits sigmas
+    by bound)."""
+    slots, runtime, sigmas = search_inputs(profile, request)
+    return _steps(slots, sigmas[::-1] if reverse else sigmas, runtime, request)
