@@ -121,16 +121,22 @@ def test_scenario_errors_name_the_field(changes, message):
         scenario(**changes)
 
 
-def test_gridsim_run_replays_the_log_given_by_log(tmp_path):
-    example = yaml.safe_load(EXAMPLE.read_text())
-    example["workload"]["max_jobs"] = 100
-    path = tmp_path / "replay.yaml"
-    path.write_text(yaml.safe_dump(example))
-    out = tmp_path / "out"
+def run_on_kth_300(tmp_path: Path, scenario: dict):
+    """``gridsim run`` of ``scenario`` (written to a file) with ``--log`` the 300-job KTH
+    excerpt; the CLI's result (exit code checked) and the results folder."""
+    path, out = tmp_path / "replay.yaml", tmp_path / "out"
+    path.write_text(yaml.safe_dump(scenario))
     result = CliRunner().invoke(
         main, ["run", str(path), "-j", "1", "-q", "-o", str(out), "--log", str(KTH_300)]
     )
     assert result.exit_code == 0, result.output
+    return result, out
+
+
+def test_gridsim_run_replays_the_log_given_by_log(tmp_path):
+    example = yaml.safe_load(EXAMPLE.read_text())
+    example["workload"]["max_jobs"] = 100
+    result, out = run_on_kth_300(tmp_path, example)
     assert result.output.splitlines()[0].split()[:3] == ["policy", "runs", "mean_wait_time"]
     metadata = json.loads((out / "metadata.json").read_text())
     assert metadata["scenario_resolved"]["workload"]["path"] == str(KTH_300)
@@ -183,13 +189,7 @@ def test_a_sweep_over_policy_prints_the_policy_column_once(tmp_path):
     nodes = yaml.safe_load((REPOSITORY / "scenarios" / "swf-replay-kth-nodes.yaml").read_text())
     nodes["workload"]["max_jobs"] = 30
     nodes["sweep"] = {"policy": ["BFfinish", "CoP"]}
-    path = tmp_path / "nodes.yaml"
-    path.write_text(yaml.safe_dump(nodes))
-    out = tmp_path / "out"
-    result = CliRunner().invoke(
-        main, ["run", str(path), "-j", "1", "-q", "-o", str(out), "--log", str(KTH_300)]
-    )
-    assert result.exit_code == 0, result.output
+    result, _ = run_on_kth_300(tmp_path, nodes)
     header, *rows = result.output.split("\n\n")[0].splitlines()
     assert header.split()[:2] == ["policy", "runs"]
     assert [row.split()[:2] for row in rows] == [
