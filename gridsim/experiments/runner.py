@@ -154,19 +154,19 @@ def run_experiment(
         wanted = cell_sets.shard_of(wanted, *shard)
     planned = {point.index: set(wanted) for point in experiment.points}
     manifest = new_manifest(experiment, seed)
-    store: Any = MemoryStore() if out_dir is None else FolderStore.open(
+    store: Any = MemoryStore(manifest) if out_dir is None else FolderStore.open(
         Path(out_dir), manifest, overwrite
     )  # fmt: skip
     try:
-        return _run(experiment, seed, planned, store, manifest, wanted, shard, jobs, cluster,
-                    command, progress, say)  # fmt: skip
+        return _run(experiment, seed, planned, store, wanted, shard, jobs, cluster, command,
+                    progress, say)  # fmt: skip
     finally:
         if isinstance(store, FolderStore):
             store.close()
 
 
-def _run(experiment, seed, planned, store, manifest, wanted, shard, jobs, cluster, command,
-         progress, say) -> ExperimentResult:  # fmt: skip
+def _run(experiment, seed, planned, store, wanted, shard, jobs, cluster, command, progress,
+         say) -> ExperimentResult:  # fmt: skip
     done = store.done()
     missing = {p: reps - done.get(p, set()) for p, reps in planned.items()}
     missing = {p: reps for p, reps in missing.items() if reps}
@@ -187,12 +187,10 @@ def _run(experiment, seed, planned, store, manifest, wanted, shard, jobs, cluste
         "shard": f"{shard[0]}/{shard[1]}" if shard else None,
         "cells_skipped": skipped,
     }
-    if isinstance(store, FolderStore):
-        manifest = store.manifest  # the folder's, with its earlier invocations
+    manifest = store.manifest  # a folder's holds its earlier invocations too
     add_planned(manifest, planned)
     manifest.setdefault("history", []).append(entry)
-    if isinstance(store, FolderStore):
-        store.write_manifest()
+    store.write_manifest()
     status, error, ran, failure = "complete", None, 0, None
     if to_run:
         executor = None
@@ -209,7 +207,7 @@ def _run(experiment, seed, planned, store, manifest, wanted, shard, jobs, cluste
                 executor.close()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
     try:
-        result = _finish(experiment, manifest, store, entry, status, error, ran, skipped)
+        result = _finish(experiment, store, entry, status, error, ran, skipped)
         result.exception = failure
         return result
     finally:
@@ -307,9 +305,8 @@ def with_point_columns(table: pd.DataFrame, columns: list[tuple[str, Any, str]])
     return table
 
 
-def _finish(experiment: Experiment, manifest: dict[str, Any], store: Any,
-            entry: dict[str, Any], status: str, error: str | None, ran: int,
-            skipped: int) -> ExperimentResult:  # fmt: skip
+def _finish(experiment: Experiment, store: Any, entry: dict[str, Any], status: str,
+            error: str | None, ran: int, skipped: int) -> ExperimentResult:  # fmt: skip
     module = kind_module(experiment.scenario)
     names = store.table_names()
     runs = store.table("runs") if "runs" in names else pd.DataFrame()
@@ -320,6 +317,7 @@ def _finish(experiment: Experiment, manifest: dict[str, Any], store: Any,
     planned = {p.index for p in experiment.points}
     completed = min((len(done.get(p, ())) for p in planned), default=0)
     entry.update(finished=now(), status=status, error=error, cells_run=ran)
+    manifest = store.manifest
     requested = max((len(r) for r in _planned(manifest).values()), default=0)
     manifest.update(
         status=status,

@@ -174,12 +174,17 @@ def done_cells(folder: Path) -> dict[int, set[int]]:
 
 
 class MemoryStore:
-    """Chunks kept in memory (a run without a results folder)."""
+    """Chunks kept in memory (a run without a results folder), with the run's metadata as a
+    folder would hold it (``manifest``, written nowhere)."""
 
     path: Path | None = None
 
-    def __init__(self) -> None:
+    def __init__(self, manifest: dict[str, Any] | None = None) -> None:
         self.chunks: dict[Chunk, dict[str, pd.DataFrame]] = {}
+        self.manifest: dict[str, Any] = {} if manifest is None else manifest
+
+    def write_manifest(self) -> None:
+        """Nothing to write: the manifest is returned with the result."""
 
     def done(self) -> dict[int, set[int]]:
         done: dict[int, set[int]] = {}
