@@ -34,6 +34,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
+def tests_in(path: str, *names: str) -> list[str]:
+    """Pytest node ids of the tests ``test_<name>`` of one file."""
+    return [f"{path}::test_{name}" for name in names]
+
+
 #: Default tests per core module: the tests written for it and for the code that calls it.
 TESTS = {
     "gridsim/profile.py": ["tests/test_profile.py", "tests/test_window_search.py"],
@@ -86,26 +92,26 @@ TESTS = {
     # experiments with plugins took seconds per mutant.
     "gridsim/scheduling/queue_policies.py": [
         "tests/jobflow/test_queue_policy_rules.py",
-        *(f"tests/jobflow/test_queue_policies.py::test_{name}" for name in (
+        *tests_in("tests/jobflow/test_queue_policies.py",
             "easy_backfills_on_the_heads_spare_nodes",
             "easy_withdraws_a_window_when_a_second_completion_lets_the_head_start",
             "a_job_that_fits_nowhere_is_rejected",
             "unknown_scheduler_names_are_refused",
-            "fcfs_under_sjf_re_plans_the_queue_when_a_shorter_job_overtakes_it")),
+            "fcfs_under_sjf_re_plans_the_queue_when_a_shorter_job_overtakes_it"),
         "tests/jobflow/test_engine.py",
         "tests/contracts/test_same_instant_order.py",
-        *(f"tests/plugins/test_plugin_schedulers.py::test_{name}" for name in (
+        *tests_in("tests/plugins/test_plugin_schedulers.py",
             "a_scheduler_plugin_that_breaks_its_contract_is_refused_when_the_scenario_loads",
             "a_scheduler_that_breaks_an_invariant_is_stopped_naming_it_the_job_and_the_time",
             "installed_schedulers_are_described_and_one_named_like_a_built_in_is_hidden",
             "a_scheduler_spec_needs_a_name_and_leaves_the_priority_to_the_scenario",
-            "a_built_in_planner_driving_a_plugin_criterion_comes_back_guarded_unchecked")),
+            "a_built_in_planner_driving_a_plugin_criterion_comes_back_guarded_unchecked"),
         "tests/plugins/test_scheduler_guard.py"],
     # The method-by-method tests and the hand-worked ones (milliseconds each): the property
     # tests of hundreds of examples and the replays took seconds per mutant.
     "gridsim/scheduling/counting_profile.py": [
         "tests/swfreplay/test_counting_profile_rules.py",
-        *(f"tests/swfreplay/test_swf_replay_profile.py::test_{name}" for name in (
+        *tests_in("tests/swfreplay/test_swf_replay_profile.py",
             "reservations_split_steps_and_releases_restore_them",
             "earliest_fit_needs_enough_processors_over_the_whole_duration",
             "over_commitment_is_refused",
@@ -113,7 +119,7 @@ TESTS = {
             "fits_before_asks_whether_any_instant_up_to_a_time_has_enough_free",
             "released_reservations_leave_no_breakpoint_behind",
             "the_step_function_survives_growth_and_forgetting",
-            "a_range_over_several_steps_is_refused_with_what_is_wrong"))],
+            "a_range_over_several_steps_is_refused_with_what_is_wrong")],
     "gridsim/scheduling/guard.py": ["tests/plugins/test_plugin_schedulers.py",
                                     "tests/plugins/test_scheduler_guard.py"],
     "gridsim/scheduling/backfilling.py": ["tests/jobflow", "tests/contracts"],
@@ -152,7 +158,7 @@ TESTS = {
     # replays, and the KTH-SP2 comparison and the property tests took minutes per mutant.
     "gridsim/sim/log_replay.py": [
         "tests/swfreplay/test_log_replay_loop.py",
-        *(f"tests/swfreplay/test_swf_replay_schedulers.py::test_{name}" for name in (
+        *tests_in("tests/swfreplay/test_swf_replay_schedulers.py",
             "conservative_backfilling_protects_every_reservation",
             "easy_backfilling_protects_only_the_head_of_the_queue",
             "fcfs_never_lets_a_job_overtake_the_head",
@@ -162,7 +168,7 @@ TESTS = {
             "each_job_gets_distinct_free_node_ids_at_its_start",
             "a_job_larger_than_the_machine_is_an_error",
             "the_order_of_completions_at_one_instant_is_a_named_option",
-            "easy_starts_jobs_after_each_completion_when_they_are_handed_over_one_at_a_time")),
+            "easy_starts_jobs_after_each_completion_when_they_are_handed_over_one_at_a_time"),
         "tests/swfreplay/test_easy_spare_processors.py::"
         "test_long_backfilled_jobs_share_the_head_s_two_spare_processors"],
     "gridsim/experiments/cells.py": ["tests/test_cells.py", "tests/test_runner.py",
