@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 
 class ScenarioError(ValueError):
@@ -66,6 +73,18 @@ class ScenarioBase(Strict):
     description: str = ""
     seed: int = Field(0, ge=0)
     replications: int = Field(1, ge=1, le=MAX_REPLICATIONS)
+
+    @field_validator("name")
+    @classmethod
+    def _folder_name(cls, value: str) -> str:
+        """The name is the results folder's (``results/<name>``): one folder, inside it."""
+        separator = any(c in value for c in "/\\")
+        if separator or value.strip() in (".", "..") or not value.isprintable():
+            raise ValueError(
+                f"{value!r} cannot be the folder results/<name>; give one "
+                "folder name (no / or \\, no control character, not . or ..)"
+            )
+        return value
 
 
 #: A number in exponent form, which YAML 1.1 reads as text unless it has a dot and a signed

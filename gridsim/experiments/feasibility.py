@@ -4,10 +4,10 @@ Consumes one validated scenario (a point of an experiment); raises a
 :class:`~gridsim.config.ScenarioError` naming the field when no replication of it could give
 a result: a request wider than the environment, a minimum performance no node can have, a
 budget below the cheapest window the generators can draw, a task longer than the horizon, a
-log with no job to replay, a machine too large for this computer's memory. Each check is a
-bound that holds for *every* draw of the generators, so a scenario that is merely unlikely to
-succeed still runs; what a run cannot do by chance is counted while it runs
-(:mod:`gridsim.experiments.rejections`).
+log with no job to replay or no machine size, a machine too large for this computer's
+memory. Each check is a bound that holds for *every* draw of the generators, so a scenario
+that is merely unlikely to succeed still runs; what a run cannot do by chance is counted
+while it runs (:mod:`gridsim.experiments.rejections`).
 
 The memory bound is measured, not derived: peak resident memory of ``gridsim run -j 1`` on
 window searches of 1,000 to 5,000 nodes grows as about 175 bytes per node squared (the
@@ -183,10 +183,10 @@ def check_cloud(scenario: Any) -> None:
 
 
 def check_swf_replay(scenario: Any) -> None:
-    """Read the log now: a malformed line, a damaged file or a log with no job to replay is
-    named before any worker starts (the counts of jobs dropped while reading go in the runs
-    table)."""
-    from gridsim.experiments.swf_replay import load_log
+    """Read the log now: a malformed line, a damaged file, a log with no job to replay or
+    without a machine size (and no node classes) is named before any worker starts (the
+    counts of jobs dropped while reading go in the runs table)."""
+    from gridsim.experiments.swf_replay import load_log, machine_nodes
     from gridsim.workloads.swf import SwfFormatError
 
     try:
@@ -195,13 +195,7 @@ def check_swf_replay(scenario: Any) -> None:
         raise
     except ValueError as error:  # no job left to replay
         raise ScenarioError(str(error)) from None
-    nodes = sum(node_class.count for node_class in scenario.platform.node_classes)
-    field = "platform.node_classes"
-    if not nodes:  # one node per processor of the log's machine
-        nodes = log.machine_processors or 0
-        field = ("workload.mapping.machine_processors"
-                 if scenario.workload.mapping.machine_processors
-                 else f"workload.path: MaxProcs of {scenario.workload.source().name}")  # fmt: skip
+    nodes, field = machine_nodes(scenario, log)
     _check_memory(field, nodes, "nodes", BYTES_PER_NODE * nodes)
 
 

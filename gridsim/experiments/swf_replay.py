@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import stat
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -40,7 +41,7 @@ from pydantic import Field, field_validator
 
 from gridsim.analysis.jobflow_metrics import job_metrics, jobflow_summary, per_user_summary
 from gridsim.analysis.stats import summarise_by
-from gridsim.config import ScenarioBase, Strict
+from gridsim.config import ScenarioBase, ScenarioError, Strict
 from gridsim.experiments.rejections import Count
 from gridsim.scheduling.log_schedulers import ALGORITHMS
 from gridsim.selection.criteria import CriterionError, build_criterion
@@ -88,13 +89,25 @@ class WorkloadConfig(Strict):
     @classmethod
     def _exists(cls, value: str | None) -> str | None:
         if value is not None and not Path(value).expanduser().is_file():
-            there = Path(value).expanduser().exists()
-            raise ValueError(f"{value} is a folder, not a log file" if there
-                             else f"no such log file: {value}")  # fmt: skip
+            raise ValueError(_not_a_log(Path(value).expanduser(), value))
         return value
 
     def source(self) -> Path:
         return Path(self.path).expanduser() if self.path else bundled_swf()
+
+
+def _not_a_log(path: Path, given: str) -> str:
+    """Why ``path``, which is not a regular file, cannot be read as a log (a device or a FIFO
+    would never end, or block, before the first job)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return f"no such log file: {given}"
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+             (stat.S_ISSOCK, "a socket"))  # fmt: skip
+    what = next((name for test, name in kinds if test(mode)), "not a regular file")
+    return f"{given} is {what}, not a log file"
 
 
 class SwfReplayScenario(ScenarioBase):
@@ -138,6 +151,25 @@ def load_log(scenario: SwfReplayScenario) -> SwfLog:
         raise ValueError(f"{scenario.workload.source()}: no job to replay "
                          f"({report.job_lines} job lines{why})")  # fmt: skip
     return log
+
+
+def machine_nodes(scenario: SwfReplayScenario, log: SwfLog) -> tuple[int, str]:
+    """How many nodes the replay runs on, and the field that says so: the node classes, else
+    the log's machine (``workload.mapping.machine_processors``, else its header's MaxProcs
+    or MaxNodes). A ScenarioError saying how to give a size when none of them does."""
+    classes = scenario.platform.node_classes
+    if classes:
+        return sum(node_class.count for node_class in classes), "platform.node_classes"
+    if scenario.workload.mapping.machine_processors:
+        return scenario.workload.mapping.machine_processors, "workload.mapping.machine_processors"
+    source = scenario.workload.source()
+    if not log.machine_processors:
+        raise ScenarioError(
+            f"workload.path: {source} gives no machine size (no positive MaxProcs or MaxNodes "
+            "header line); give it as workload.mapping.machine_processors in the scenario "
+            "(--set workload.mapping.machine_processors=N) or give platform.node_classes"
+        )
+    return log.machine_processors, f"workload.path: MaxProcs of {source.name}"
 
 
 def _progress_bar(scenario: SwfReplayScenario, jobs: pd.DataFrame, label: str):
@@ -299,6 +331,7 @@ def run_replication(
 ) -> dict[str, pd.DataFrame]:
     """Every scheduler on the log: the whole data flow, top to bottom."""
     log = load_log(scenario)
+    machine_nodes(scenario, log)  # a ScenarioError, not a bug, when the log gives no size
     platform = log_platform(log.machine_processors, scenario.platform)
     homogeneous = len(set(zip(platform.performance, platform.price, strict=True))) == 1
     runs, job_tables, user_tables = [], [], []

@@ -1,10 +1,11 @@
 """Read workload logs in the Standard Workload Format (SWF) into a pandas job table.
 
-Consumes: a path to an SWF file, plain text or gzip (recognised by its magic bytes), such as
-the cleaned logs of the Parallel Workloads Archive [PWA], and an `SwfMapping` that says how SWF
-fields become the simulator's job attributes (processors, estimate, duration, which jobs to
-drop). Produces: an `SwfLog` holding the jobs `DataFrame`, the parsed `SwfHeader` and an
-`SwfReadReport` counting what was read, dropped and repaired, per reason.
+Consumes: a path to an SWF file, plain text or gzip (recognised by its magic bytes; bzip2,
+xz and other compressions are named and refused), such as the cleaned logs of the Parallel
+Workloads Archive [PWA], and an `SwfMapping` that says how SWF fields become the simulator's
+job attributes (processors, estimate, duration, which jobs to drop). Produces: an `SwfLog`
+holding the jobs `DataFrame`, the parsed `SwfHeader` and an `SwfReadReport` counting what
+was read, dropped and repaired, per reason.
 
 The columns, the mapping and the report are documented in docs/swf.md.
 
@@ -73,6 +74,25 @@ DROP_REASONS: tuple[str, ...] = (
 _HEADER_ENTRY = re.compile(r"^\s*;\s*([A-Za-z][A-Za-z0-9_]*)\s*:(?:\s+(.*?))?\s*$")
 _COMMENT_LINE = re.compile(r"^[ \t]*;(.*?)\r?$", re.MULTILINE)
 _GZIP_MAGIC = b"\x1f\x8b"
+#: Compressions recognised by their magic bytes but not read: (magic, name, how to undo it).
+_UNREAD_COMPRESSIONS = (
+    (b"BZh", "bzip2", "bunzip2"),
+    (b"\xfd7zXZ\x00", "xz", "unxz"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"),
+    (b"PK\x03\x04", "zip", "unzip"),
+    (b"7z\xbc\xaf\x27\x1c", "7-Zip", "7z x"),
+    (b"\x1f\x9d", "compress (.Z)", "uncompress"),
+)
+#: Fields holding seconds; the others hold counts, ids, codes and memory sizes.
+TIME_FIELDS = frozenset(
+    ("submit_time", "wait_time", "run_time", "average_cpu_time", "requested_time", "think_time")
+)
+#: Largest time a log may hold (s, 136 years): below 2**33 s a float64 time is kept to
+#: 2**-20 s, finer than the microsecond a replay's start, finish and run times agree to.
+MAX_TIME = 2**32
+#: Largest value of any other field: integers beyond 2**53 are not exact in a float64.
+MAX_VALUE = 2**53
+_LIMITS = np.array([MAX_TIME if name in TIME_FIELDS else MAX_VALUE for name, _ in SWF_FIELDS])
 _MALFORMED_KEPT = 10  # how many malformed lines the report lists
 
 
@@ -276,7 +296,9 @@ def read_swf(path: str | Path, mapping: SwfMapping | None = None) -> SwfLog:
 
     Raises:
         SwfFormatError: a malformed line (wrong field count, text or a non-integer in a
-            numeric field), unless `mapping.on_malformed == "skip"`.
+            numeric field, a time beyond `MAX_TIME` or another value beyond `MAX_VALUE`),
+            unless `mapping.on_malformed == "skip"`; a damaged gzip file, a file compressed
+            another way, or a binary file.
     """
     mapping = mapping or SwfMapping()
     source = str(path)
@@ -314,6 +336,13 @@ def _read_text(path: Path) -> str:
             raw = gzip.decompress(raw)
         except (EOFError, OSError, zlib.error) as error:
             raise SwfFormatError(str(path), None, f"damaged gzip file ({error})") from None
+    for magic, compression, undo in _UNREAD_COMPRESSIONS:
+        if raw.startswith(magic):
+            raise SwfFormatError(str(path), None, f"compressed with {compression}, which gridsim "
+                                 f"does not read; decompress it ({undo}) or compress it with "
+                                 "gzip")  # fmt: skip
+    if b"\x00" in raw:
+        raise SwfFormatError(str(path), None, "a binary file (it holds NUL bytes), not SWF text")
     return raw.decode("utf-8", errors="replace")
 
 
@@ -327,8 +356,8 @@ def _parse_fast(text: str) -> np.ndarray | None:
         return None
     if values.size == 0:
         return np.empty((0, len(SWF_FIELDS)))
-    if values.shape[1] != len(SWF_FIELDS) or not np.isfinite(values).all():
-        return None
+    if values.shape[1] != len(SWF_FIELDS) or not (np.abs(values) <= _LIMITS).all():
+        return None  # NaN fails the comparison too
     integer_columns = [j for j, (_, kind) in enumerate(SWF_FIELDS) if kind == "int"]
     integers = values[:, integer_columns]
     if not (integers == np.round(integers)).all():
@@ -367,6 +396,11 @@ def _line_problem(tokens: list[str]) -> str | None:
             return f"field {number} ({name}) is not a number: {token!r}"
         if not np.isfinite(value):
             return f"field {number} ({name}) is not a finite number: {token!r}"
+        if abs(value) > _LIMITS[number - 1]:
+            limit = ("2**32 s (136 years; a replay keeps times to the microsecond)"
+                     if name in TIME_FIELDS
+                     else "2**53 (larger integers are not exact)")  # fmt: skip
+            return f"field {number} ({name}) is {token}, beyond {limit}"
         if kind == "int" and value != round(value):
             return f"field {number} ({name}) should be an integer, got {token!r}"
     return None
