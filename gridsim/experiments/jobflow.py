@@ -31,7 +31,7 @@ import pandas as pd
 from pydantic import Field, field_validator, model_validator
 
 from gridsim.analysis.jobflow_stats import RUN_METRICS, add_advantage, run_metrics
-from gridsim.analysis.stats import summarise_by
+from gridsim.analysis.stats import baseline_policy, summarise_by
 from gridsim.config import Range, ScenarioBase, Strict
 from gridsim.experiments.rejections import Count
 from gridsim.experiments.window_search import EnvironmentConfig, LoadConfig
@@ -132,7 +132,9 @@ class JobFlowScenario(ScenarioBase):
     priority: Literal["fcfs", "sjf"] = "fcfs"
     scheduler: SchedulerSpec = "conservative"
     policies: PolicySpecs
-    baseline: str = "BFfinish"
+    #: The policy the others are compared with; none named: the first policy, as in every
+    #: kind's ``paired`` table and report (:func:`gridsim.analysis.stats.baseline_policy`).
+    baseline: str | None = None
     slowdown_threshold: float = Field(10.0, gt=0)
     faults: FaultsConfig = FaultsConfig()
 
@@ -154,7 +156,7 @@ class JobFlowScenario(ScenarioBase):
     @model_validator(mode="after")
     def _consistent(self) -> JobFlowScenario:
         labels = [c.label for c in self.criteria()]
-        if self.baseline not in labels:
+        if self.baseline is not None and self.baseline not in labels:
             raise ValueError(f"baseline: {self.baseline!r} is not one of the policies {labels}")
         times = self.arrivals.times
         if self.arrivals.model == "list" and times and len(times) < max(self.queue_sizes):
@@ -273,7 +275,9 @@ def run_replication(
             runs.append({**labels, "policy": criterion.label, **metrics, "sim_time_s": elapsed})
             jobs.append(job_table.assign(policy=criterion.label, **labels))
             tasks.append(task_table.assign(policy=criterion.label, **labels))
-    run_table = add_advantage(pd.DataFrame(runs), scenario.baseline)
+    run_table = pd.DataFrame(runs)
+    baseline = baseline_policy(scenario.baseline, list(dict.fromkeys(run_table["policy"])))
+    run_table = add_advantage(run_table, str(baseline))
     return {
         "runs": run_table,
         "jobs": pd.concat(jobs, ignore_index=True),

@@ -41,6 +41,23 @@ def test_the_report_pairs_a_job_flow_against_its_baseline_as_the_run_does(tmp_pa
     assert paired_rows and all(" | BFfinish | " in line for line in paired_rows)
 
 
+@pytest.mark.parametrize("policies", ["[CoP, BFstart]", "[BFstart, BFfinish]"])
+def test_a_job_flow_that_names_no_baseline_is_compared_with_its_first_policy(tmp_path, policies):
+    scenario = tmp_path / "flow.yaml"
+    text = "name: flow\nkind: jobflow\nreplications: 2\nenvironment: {nodes: 8}\n"
+    scenario.write_text(text + f"jobs: {{n: [1, 4]}}\nqueue_sizes: [6]\npolicies: {policies}\n")
+    first = policies.strip("[]").split(", ")[0]
+    result = invoke("run", scenario, "-q", "-j", 1, "-o", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    results = load_results(tmp_path / "out")
+    assert results.baseline == first
+    runs = results.runs
+    assert (runs.loc[runs["policy"] == first, "finish_advantage_pct"] == 0).all()
+    assert (runs.loc[runs["policy"] != first, "finish_advantage_pct"] != 0).any()
+    write_report([tmp_path / "out"], tmp_path / "report")
+    assert f"### Paired differences against {first}" in (tmp_path / "report/report.md").read_text()
+
+
 def test_the_paired_table_of_a_run_and_its_report_share_the_baseline(tmp_path):
     folder = cloud_run()  # no baseline field: the first policy
     results = load_results(folder)
