@@ -18,7 +18,7 @@ from typing import ClassVar
 import click
 
 from gridsim.config import MAX_REPLICATIONS, ScenarioError
-from gridsim.errors import UserError, end_with
+from gridsim.errors import UserError, end_with, writing
 from gridsim.experiments.kinds import kind_module
 
 QUICKSTART = "quickstart"
@@ -444,14 +444,13 @@ def _check_outside_results(output: Path, option: str, folder: bool = False) -> N
     results folder: a file written there could replace one of its tables or its metadata."""
     import os
 
-    absolute = output.absolute()
-    for place in ([absolute] if folder else []) + list(absolute.parents):
-        if (place / "metadata.json").is_file() and (
-            (place / "runs").is_dir() or (place / "runs.parquet").is_file()
-        ):
-            shown = os.path.relpath(place)
-            raise UserError(f"{option} {output}", f"is inside the results folder {shown}; "
-                                                  "write it elsewhere")  # fmt: skip
+    from gridsim.experiments.store import enclosing_results_folder
+
+    place = enclosing_results_folder(output, itself=folder)
+    if place is not None:
+        shown = os.path.relpath(place)
+        raise UserError(f"{option} {output}", f"is inside the results folder {shown}; "
+                                              "write it elsewhere")  # fmt: skip
 
 
 def _check_image_format(output: Path) -> None:
@@ -493,7 +492,8 @@ def gantt(results, policy, replication, queue_size, point, start, end, output) -
     size = f", {queue_size} jobs" if queue_size else ""
     figure = plot_gantt(tasks, title=f"{results.name}: {policy}, replication {replication}{size}",
                         window=window)  # fmt: skip
-    figure.savefig(output, dpi=150)
+    with writing(output):
+        figure.savefig(output, dpi=150)
     click.echo(f"wrote {output}")
 
 
@@ -550,7 +550,8 @@ def export(results, fmt, policy, replication, queue_size, point, output, time_un
     run = f"{policy} replication {replication}"
     run += f" queue_size {queue_size}" if queue_size else ""
     try:
-        export_run(results, jobs, fmt, output, run=run, time_unit_s=time_unit_s)
+        with writing(output):
+            export_run(results, jobs, fmt, output, run=run, time_unit_s=time_unit_s)
     except ValueError as error:
         scale = f" (times scaled by --time-unit {time_unit_s:g})" if time_unit_s != 1 else ""
         raise UserError(results, f"{error}{scale}") from None

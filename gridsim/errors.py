@@ -13,10 +13,13 @@ that read input raise their own one-line error types, and this module lists them
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import errno
 import os
 import tempfile
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 
 #: Exit codes: a user error, a bug, Ctrl-C (128 + SIGINT, as shells report it).
@@ -59,6 +62,29 @@ def is_user_error(error: BaseException) -> bool:
     if isinstance(error, OSError) and error.filename is not None:
         return True
     return isinstance(error, user_error_types())
+
+
+#: What a write can fail with, whatever file the error names (``shutil.copyfile`` names the
+#: file it reads from): a full disk, a file size limit (``ulimit -f``), a full quota.
+_WRITE_ERRNOS = frozenset((errno.ENOSPC, errno.EFBIG, errno.EDQUOT))
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Name ``path`` in a failure to write it: the OSError of a write carries no file name,
+    and without one a full disk would be reported as a bug in gridsim. A file the failed
+    write created is removed (a part of an output would pass for the whole)."""
+    existed = os.path.lexists(path)
+    try:
+        yield
+    except OSError as error:
+        if not existed and os.path.isfile(path):
+            with contextlib.suppress(OSError):
+                os.remove(path)
+        if error.filename is not None and error.errno not in _WRITE_ERRNOS:
+            raise  # it names its own file (one being read, a folder that does not exist)
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise OSError(error.errno, f"cannot write it: {reason}", str(path)) from error
 
 
 def user_message(error: BaseException) -> str:

@@ -37,6 +37,7 @@ from gridsim.analysis.results import (
     select_run,
 )
 from gridsim.analysis.stats import comparison_keys, paired_against_baseline, policy_means
+from gridsim.errors import writing
 
 #: Metrics in the means table, per scenario kind.
 REPORT_METRICS = {
@@ -100,6 +101,7 @@ def write_report(folders: list[Path], out_dir: Path) -> Path:
     by_kind: dict[str, list[Path]] = {}
     manifests = {Path(folder): read_manifest(Path(folder)) for folder in folders}
     for folder, manifest in manifests.items():
+        _check_runs_table(folder, manifest)
         by_kind.setdefault(str(manifest.get("kind")), []).append(folder)
     out_dir.mkdir(parents=True, exist_ok=True)
     blocks = [Block("heading", "gridsim report", 1)]
@@ -117,10 +119,32 @@ def write_report(folders: list[Path], out_dir: Path) -> Path:
             except ValueError as error:  # folders of one experiment that hold a cell twice
                 raise ResultsError(str(error)) from None
             blocks += section(results, out_dir)
-    markdown = render_markdown(blocks)
-    (out_dir / "report.md").write_text(markdown)
-    (out_dir / "report.html").write_text(render_html(blocks))
+    for name, text in (
+        ("report.md", render_markdown(blocks)),
+        ("report.html", render_html(blocks)),
+    ):
+        with writing(out_dir / name):
+            (out_dir / name).write_text(text)
     return out_dir / "report.md"
+
+
+def _check_runs_table(folder: Path, manifest: dict) -> None:
+    """ResultsError when a result store's runs table, which every report section reads, is
+    not a folder, or is gone though ``metadata.json`` records cells done (a report of such a
+    folder would say that nothing finished)."""
+    from gridsim.experiments.store import is_store
+
+    runs = folder / "runs"
+    if not is_store(manifest) or runs.is_dir():
+        return
+    if runs.exists():
+        raise ResultsError(f"{runs}: not a folder (the runs table is a folder of chunk files)")
+    done = sum(last - first + 1 for cells in manifest.get("done", {}).values()
+               for first, last in cells)  # fmt: skip
+    if done:
+        raise ResultsError(f"{runs}: missing, though {folder / 'metadata.json'} records {done} "
+                           f"cells done; running the scenario into {folder} again recomputes "
+                           "them")  # fmt: skip
 
 
 def _comparable(kind: str, runs: pd.DataFrame) -> pd.DataFrame:
@@ -262,7 +286,8 @@ def figures(
                       "samples completed and pilots over time, first replication"))  # fmt: skip
     blocks = []
     for name, figure, caption in drawn:
-        figure.savefig(out_dir / name, dpi=110)
+        with writing(out_dir / name):
+            figure.savefig(out_dir / name, dpi=110)
         blocks.append(Block("image", (name, caption)))
     return blocks
 

@@ -51,7 +51,7 @@ def merge(folders: list[Path], out: Path, command: str) -> dict[str, Any]:
     """
     from gridsim.experiments.kinds import KINDS
     from gridsim.experiments.runner import derived_tables, summarise_points
-    from gridsim.experiments.store import add_planned, now, write_atomically
+    from gridsim.experiments.store import add_planned, now, replacing, write_atomically, write_csv
 
     folders = [Path(folder) for folder in folders]
     manifests = [store_manifest(folder) for folder in folders]
@@ -84,9 +84,8 @@ def merge(folders: list[Path], out: Path, command: str) -> dict[str, Any]:
                 if source.exists():
                     target = chunk_path(store.path, name, chunk)
                     target.parent.mkdir(parents=True, exist_ok=True)
-                    temporary = target.with_name(f".{target.name}.tmp-merge")
-                    shutil.copyfile(source, temporary)
-                    temporary.replace(target)
+                    with replacing(target) as temporary:
+                        shutil.copyfile(source, temporary)
         store._done = done_cells(store.path)
         history.sort(key=lambda entry: str(entry.get("started", "")))
         history.append({"command": command, "started": now(), "finished": now(),
@@ -94,7 +93,7 @@ def merge(folders: list[Path], out: Path, command: str) -> dict[str, Any]:
         module = KINDS[store.manifest["kind"]].load()
         runs = store.table("runs")
         axes = tuple(store.manifest.get("axes", []))
-        summarise_points(module, runs, axes).to_csv(store.path / "summary.csv", index=False)
+        write_csv(summarise_points(module, runs, axes), store.path / "summary.csv")
         for name, table in derived_tables(module, runs, axes).items():
             import pyarrow as pa
 

@@ -52,6 +52,7 @@ from gridsim.experiments.store import (
     add_planned,
     now,
     write_atomically,
+    write_csv,
 )
 
 #: Most replications a worker runs per chunk: a chunk's tables travel back (and sit in memory)
@@ -329,7 +330,7 @@ def _finish(experiment: Experiment, store: Any, entry: dict[str, Any], status: s
         rejections=rejection_rows(getattr(module, "REJECTIONS", ()), runs, experiment.axes),
     )
     if isinstance(store, FolderStore):
-        summary.to_csv(store.path / "summary.csv", index=False)
+        write_csv(summary, store.path / "summary.csv")
         (store.path / "paired.parquet").unlink(missing_ok=True)
         for name, table in derived.items():
             write_atomically(_arrow(table), store.path / f"{name}.parquet")

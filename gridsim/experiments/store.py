@@ -219,6 +219,8 @@ class FolderStore:
         self._done = done_cells(path)
         #: Damaged chunk files found on opening (their chunks were dropped, to run again).
         self.damaged: list[tuple[Path, str]] = []
+        #: Whether opening the store created the folder.
+        self.created = False
 
     @classmethod
     def open(cls, path: Path, manifest: dict[str, Any], overwrite: bool = False) -> FolderStore:
@@ -227,14 +229,20 @@ class FolderStore:
         path = Path(path)
         if path.exists() and not path.is_dir():
             raise StoreError(f"{path}: exists and is not a folder")
+        outer = enclosing_results_folder(path)
+        if outer is not None:
+            raise StoreError(f"{path}: is inside the results folder {os.path.relpath(outer)}; "
+                             "name a folder outside it")  # fmt: skip
         gridsims = path.is_dir() and ((path / MANIFEST).exists() or any(
             _is_table_dir(p) for p in path.iterdir() if p.is_dir()
         ))  # fmt: skip
         if path.is_dir() and not gridsims:
             _check_no_other_files(path)
+        created = not path.exists()
         path.mkdir(parents=True, exist_ok=True)
-        lock = acquire_lock(path)
+        lock = None
         try:
+            lock = acquire_lock(path)
             if gridsims and overwrite:
                 clear(path)
             elif gridsims:
@@ -253,8 +261,11 @@ class FolderStore:
             damaged = drop_damaged_chunks(path)
             store = cls(path, manifest, lock)
             store.damaged = damaged
+            store.created = created
         except BaseException:
             release_lock(lock)
+            if created:
+                _remove_unused(path)
             raise
         return store
 
@@ -294,8 +305,12 @@ class FolderStore:
         write_json(self.path / MANIFEST, self.manifest)
 
     def close(self) -> None:
+        """Release the lock; a folder this run created and never wrote a manifest into (its
+        first write failed) is removed, not left empty."""
         release_lock(self._lock)
         self._lock = None
+        if self.created and not (self.path / MANIFEST).exists():
+            _remove_unused(self.path)
 
     def _schema(self, name: str) -> pa.Schema | None:
         if name not in self._schemas:
@@ -363,17 +378,36 @@ def _fresh_fields(manifest: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in manifest.items() if k not in keep}
 
 
-def write_json(path: Path, data: dict[str, Any]) -> None:
+@contextlib.contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """A temporary file to write ``path`` as, renamed onto it once whole. When writing fails
+    (a full disk, ``ulimit -f``) the temporary file is removed, ``path`` is left as it was,
+    and the error names ``path`` (:func:`gridsim.errors.writing`)."""
+    from gridsim.errors import writing
+
     temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    temporary.write_text(json.dumps(data, indent=2, default=str) + "\n")
-    os.replace(temporary, path)
+    try:
+        with writing(path):
+            yield temporary
+            os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    with replacing(path) as temporary:
+        temporary.write_text(json.dumps(data, indent=2, default=str) + "\n")
 
 
 def write_atomically(table: pa.Table, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    pq.write_table(table, temporary)
-    os.replace(temporary, path)
+    with replacing(path) as temporary:
+        pq.write_table(table, temporary)
+
+
+def write_csv(table: pd.DataFrame, path: Path) -> None:
+    with replacing(path) as temporary:
+        table.to_csv(temporary, index=False)
 
 
 def planned_cells(manifest: dict[str, Any]) -> dict[int, set[int]]:
@@ -403,6 +437,25 @@ def remove_leftovers(folder: Path) -> None:
                     file.unlink()
     for file in folder.glob(".*.tmp-*"):
         file.unlink()
+
+
+def enclosing_results_folder(path: Path, itself: bool = False) -> Path | None:
+    """The results folder ``path`` lies in (or, with ``itself``, is), if any: a file written
+    there could replace one of its tables or its metadata."""
+    absolute = Path(path).absolute()
+    for place in ([absolute] if itself else []) + list(absolute.parents):
+        if (place / MANIFEST).is_file() and (
+            (place / "runs").is_dir() or (place / "runs.parquet").is_file()
+        ):
+            return place
+    return None
+
+
+def _remove_unused(folder: Path) -> None:
+    """Remove a folder that holds nothing but the lock (kept if anything else is there)."""
+    with contextlib.suppress(OSError):
+        (folder / LOCK).unlink(missing_ok=True)
+        folder.rmdir()
 
 
 def _check_no_other_files(folder: Path) -> None:
@@ -458,10 +511,9 @@ def acquire_lock(folder: Path) -> Any:
         handle.close()
         raise StoreError(f"{folder}: another gridsim run is writing here ({holder}); "
                          "wait for it or choose another folder") from None  # fmt: skip
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"pid {os.getpid()}")
-    handle.flush()
+    with contextlib.suppress(OSError):  # unbuffered: a full disk shows at the first real write
+        os.ftruncate(handle.fileno(), 0)
+        os.write(handle.fileno(), f"pid {os.getpid()}".encode())
     return handle
 
 
