@@ -9,12 +9,18 @@ and messages are relative to it.
 
 from __future__ import annotations
 
+import bz2
 import contextlib
 import gzip
 import hashlib
 import json
+import lzma
+import os
 import re
+import resource
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,21 +97,29 @@ def log_with(line: str, replace: int = 2) -> str:
 
 #: A change to a file already there (a results folder's): its bytes -> new bytes.
 Change = Callable[[bytes], bytes]
+#: The content of a case's file that is a FIFO (named pipe) rather than a regular file.
+FIFO = object()
 
 
 @dataclass(frozen=True)
 class Case:
     """One bad input: the command (after ``gridsim``), the files it needs, the changes made
     to files already there (by glob pattern, the first match), and the text its one error
-    line must contain (the field, option, or file and line at fault)."""
+    line must contain (the field, option, or file and line at fault).
+
+    ``removed``: files or folders of the results folders removed before the case's files are
+    written; ``file_size_limit``: bytes, the command then runs in a process of its own under
+    that limit (``ulimit -f``)."""
 
     group: str
     what: str
     args: tuple[str, ...]
     names: str
-    files: dict[str, str | bytes] = field(default_factory=dict)
+    files: dict[str, str | bytes | object] = field(default_factory=dict)
     exit_code: int = 2
     changes: tuple[tuple[str, Change], ...] = ()
+    removed: tuple[str, ...] = ()
+    file_size_limit: int | None = None
 
     @property
     def id(self) -> str:
@@ -113,7 +127,7 @@ class Case:
 
 
 def scenario(group: str, what: str, text: str | bytes, names: str,
-             files: dict[str, str | bytes] | None = None) -> Case:  # fmt: skip
+             files: dict[str, str | bytes | object] | None = None) -> Case:  # fmt: skip
     """A case that validates the scenario file ``s.yaml`` holding ``text``."""
     return Case(group, what, ("validate", "s.yaml"), names, {"s.yaml": text, **(files or {})})
 
@@ -212,6 +226,10 @@ CASES: list[Case] = [
     scenario("scenario file", "a billion replications",
              edited(WINDOW_SEARCH, "replications: 2", "replications: 1e9"), "replications"),
     scenario("scenario file", "a negative seed", WINDOW_SEARCH + "seed: -1\n", "seed"),
+    scenario("scenario file", "a name that leaves results/",
+             edited(WINDOW_SEARCH, "name: tiny", "name: ../../x"), "name: '../../x'"),
+    scenario("scenario file", "an absolute path as the name",
+             edited(WINDOW_SEARCH, "name: tiny", "name: /tmp/x"), "name: '/tmp/x'"),
     scenario("scenario file", "a sweep of an unknown field",
              WINDOW_SEARCH + "sweep: {request.nn: [1, 2]}\n", "request.nn"),
     # Kind window_search.
@@ -280,10 +298,16 @@ CASES: list[Case] = [
     scenario("cloud", "negative samples",
              edited(CLOUD, "total_samples: 20000000", "total_samples: -5"),
              "application.total_samples"),
+    scenario("cloud", "a bad value swept into one provider",
+             CLOUD + "sweep: {providers.0.vm_failure_rate_per_h: [0.1, -1]}\n",
+             "sweep point providers.0.vm_failure_rate_per_h=-1"),
     # Kind swf_replay.
     scenario("swf_replay", "a log that does not exist", SWF_REPLAY, "workload.path"),
     scenario("swf_replay", "a log path that is a folder",
              edited(SWF_REPLAY, "path: log.swf", "path: results"), "workload.path"),
+    scenario("swf_replay", "a log path that is a FIFO",
+             edited(SWF_REPLAY, "path: log.swf", "path: pipe"), "pipe is a FIFO",
+             files={"pipe": FIFO}),
     scenario("swf_replay", "a scheduler twice",
              edited(SWF_REPLAY, "[fcfs, easy]", "[fcfs, fcfs]"), "schedulers",
              files={"log.swf": GOOD_LOG}),
@@ -309,6 +333,16 @@ CASES: list[Case] = [
             "log.swf"),
     swf_log("a header number that is text", "; MaxProcs: many\n" + "".join(JOB_LINES),
             "MaxProcs"),
+    swf_log("no MaxProcs header line", "".join(JOB_LINES), "log.swf gives no machine size"),
+    swf_log("MaxProcs: 0", "; MaxProcs: 0\n" + "".join(JOB_LINES),
+            "log.swf gives no machine size"),
+    swf_log("a submit time of 2**70", log_with(JOB_LINES[1].replace(" 20 ", f" {2**70} ", 1)),
+            "log.swf, line 3: field 2 (submit_time)"),
+    swf_log("a bzip2 file named .swf.gz", bz2.compress(GOOD_LOG.encode()),
+            "log.swf.gz: compressed with bzip2", name="log.swf.gz"),
+    swf_log("an xz log", lzma.compress(GOOD_LOG.encode()), "log.swf.xz: compressed with xz",
+            name="log.swf.xz"),
+    swf_log("a binary file", bytes(range(256)) * 4, "log.swf: a binary file"),
     # Command-line options.
     option("an unknown command", "rn", "rn"),
     option("a misspelt option", "--seeds", "run", "--seeds", "3"),
@@ -328,6 +362,8 @@ CASES: list[Case] = [
            files={"s.yaml": WINDOW_SEARCH.replace("n: 2,", "n: 3,")}),
     option("--log on a scenario that is not a replay", "--log", "run", "s.yaml", "--log",
            "log.swf", "-q", files={"s.yaml": WINDOW_SEARCH, "log.swf": GOOD_LOG}),
+    option("a device as --log", "/dev/null is a character device", "run", "s.yaml", "--log",
+           "/dev/null", "-q", files={"s.yaml": SWF_REPLAY}),
     option("a missing scenario argument", "SCENARIO", "validate"),
     option("an unknown image format", "--output", "gantt", "results/flow", "--policy",
            "BFstart", "-o", "chart.xyz"),
@@ -391,6 +427,15 @@ CASES: list[Case] = [
     option("status of a file", "s.yaml", "status", "s.yaml", files={"s.yaml": WINDOW_SEARCH}),
     option("merging into a file", "s.yaml", "merge", "results/tiny", "-o", "s.yaml",
            files={"s.yaml": WINDOW_SEARCH}),
+    option("merging into a folder inside a results folder", "results/tiny/sub: is inside",
+           "merge", "results/tiny", "-o", "results/tiny/sub"),
+    option("a run into a folder inside a results folder", "results/flow/sub: is inside", "run",
+           "s.yaml", "-q", "-o", "results/flow/sub",
+           files={"s.yaml": WINDOW_SEARCH.replace("tiny", "other")}),
+    option("an export to a full disk", "/dev/full: cannot write it", *EXPORT[:-1], "/dev/full"),
+    Case("command line", "a file size limit (ulimit -f 1) below the first file written",
+         ("run", "s.yaml", "-q", "-j", "1", "-o", "out"), "out/metadata.json: cannot write it",
+         {"s.yaml": WINDOW_SEARCH.replace("tiny", "other")}, file_size_limit=1024),
     option("reproduce without a figure", "gridsim reproduce", "reproduce"),
     option("an unknown figure", "nofig", "reproduce", "nofig"),
     option("--set without a value", "--set foo", "reproduce", "003-fig1", "--set", "foo"),
@@ -413,6 +458,11 @@ CASES: list[Case] = [
     results_folder("a runs chunk cut short (report)", "results/flow/runs/point=0/rep-",
                    FLOW_CHUNK.format(table="runs"), cut_short, "report", "results/flow", "-o",
                    "r"),
+    Case("results folder", "a runs table removed (report)", ("report", "results/tiny", "-o",
+         "r"), "results/tiny/runs: missing", removed=("results/tiny/runs",)),
+    Case("results folder", "a runs table that is a file (report)", ("report", "results/tiny",
+         "-o", "r"), "results/tiny/runs: not a folder", {"results/tiny/runs": ""},
+         removed=("results/tiny/runs",)),
     results_folder("a chunk cut short (merge)", "results/flow/jobs/point=0/rep-",
                    FLOW_CHUNK.format(table="jobs"), cut_short, "merge", "results/flow", "-o",
                    "merged"),
@@ -518,15 +568,20 @@ class Outcome:
 
 
 def prepare(case: Case, results: Path, folder: Path) -> None:
-    """Put a fresh copy of ``results`` and the case's files in ``folder``, then make the
-    case's changes."""
+    """Put a fresh copy of ``results`` and the case's files in ``folder`` (after removing
+    what the case removes), then make the case's changes."""
     shutil.copytree(results, folder / "results")
+    for name in case.removed:
+        shutil.rmtree(folder / name)
     for name, content in case.files.items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
+        if content is FIFO:
+            os.mkfifo(path)
+        elif isinstance(content, bytes):
             path.write_bytes(content)
         else:
+            assert isinstance(content, str)
             path.write_text(content)
     for pattern, change in case.changes:
         path = sorted(folder.glob(pattern))[0]
@@ -535,6 +590,20 @@ def prepare(case: Case, results: Path, folder: Path) -> None:
 
 def run_case(case: Case, folder: Path) -> Outcome:
     """Run the case's command in ``folder`` (after :func:`prepare`)."""
+    if case.file_size_limit is not None:
+        return _run_limited(case.args, folder, case.file_size_limit)
     with contextlib.chdir(folder):
         result = CliRunner().invoke(main, list(case.args))
     return Outcome(result.exit_code, result.stdout, result.stderr)
+
+
+def _run_limited(args: tuple[str, ...], folder: Path, limit: int) -> Outcome:
+    """``gridsim ARGS`` in a process whose files cannot grow beyond ``limit`` bytes."""
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    command = [sys.executable, "-c", "from gridsim.cli import main; main()", *args]
+    done = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=300,
+                          preexec_fn=limited, check=False)  # fmt: skip
+    return Outcome(done.returncode, done.stdout, done.stderr)

@@ -42,4 +42,5 @@ def test_a_bad_input_is_one_line_naming_it_and_changes_no_results(case, results,
     assert lines[0].startswith("gridsim: error: "), lines[0]
     assert case.names in lines[0], lines[0]
     assert checksums(tmp_path / "results") == before
+    assert not [path for path in tmp_path.rglob(".*") if ".tmp-" in path.name]
     assert as_code(lines[0]) in ERRORS_PAGE.read_text(), "run python tools/render_errors_doc.py"

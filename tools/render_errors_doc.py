@@ -30,7 +30,8 @@ machine, windows not found) is counted under its summary instead.
 
 A bug in gridsim ends with exit code 1 and one line,
 `gridsim: internal error (a bug, please report it): <error>; traceback in <file>`, the full
-traceback written to that file in the temporary folder. Ctrl-C ends with exit code 130,
+traceback written to that file in the temporary folder; `gridsim --debug COMMAND ...` (or
+`gridsim run --debug`) prints it before that line, for any command. Ctrl-C ends with exit code 130,
 keeping the replications that finished (run the same command to resume).
 
 Scenario files are YAML 1.1 read strictly (README, "Using it"): numbers in exponent form
@@ -42,7 +43,11 @@ hundreds of millions, which every later check would walk for hours).
 A results folder whose `metadata.json` was edited by hand or whose chunk files are damaged
 is named the same way, file and field, by every command that reads it (docs/results.md);
 `gridsim run` into it recomputes the damaged chunks. No command writes into a results folder
-it was not asked to run into, or mixes results into a folder of other files.
+it was not asked to run into (nor opens a results folder inside another), or mixes results
+into a folder of other files. A file that cannot be written (a full disk, a file size limit)
+is named too, `<file>: cannot write it: <reason>`: what was written before stays whole, no
+temporary file is left, and a results folder whose first file could not be written is
+removed.
 
 The list below is the test battery of `tests/bad_inputs.py`, run from a folder holding the
 scenario `s.yaml`, the log `log.swf` and two results folders (`results/tiny`, a window
