@@ -47,12 +47,9 @@ def merge(folders: list[Path], out: Path, command: str) -> dict[str, Any]:
     """Copy the chunks of ``folders`` (one experiment, disjoint cells) into ``out``.
 
     Returns the merged manifest. Raises StoreError when the folders are different
-    experiments, share a cell, or ``out`` is not empty.
+    experiments, share a cell, or ``out`` is not empty; on any failure (a full disk) ``out``
+    is left as it was.
     """
-    from gridsim.experiments.kinds import KINDS
-    from gridsim.experiments.runner import derived_tables, summarise_points
-    from gridsim.experiments.store import add_planned, now, replacing, write_atomically, write_csv
-
     folders = [Path(folder) for folder in folders]
     manifests = [store_manifest(folder) for folder in folders]
     resolved = {folder.resolve() for folder in folders}
@@ -71,52 +68,79 @@ def merge(folders: list[Path], out: Path, command: str) -> dict[str, Any]:
             raise StoreError(f"{path}: {why}{more}; nothing merged (running the scenario into "
                              f"{folder} again recomputes its cells)")  # fmt: skip
     fresh = {k: v for k, v in manifests[0].items() if k not in ("history", "done", "planned")}
+    created = not Path(out).exists()
     store = FolderStore.open(Path(out), fresh)
     try:
-        history: list[dict[str, Any]] = []
-        for folder, manifest in zip(folders, manifests, strict=True):
-            add_planned(store.manifest, planned_cells(manifest))
-            history += [{**entry, "folder": str(folder)} for entry in manifest.get("history", [])]
-        names = list(dict.fromkeys(n for folder in folders for n in table_names(folder)))
-        for folder, chunk in sources:
-            for name in sorted(names, key=lambda n: n == "runs"):  # runs last, as a run does
-                source = chunk_path(folder, name, chunk)
-                if source.exists():
-                    target = chunk_path(store.path, name, chunk)
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    with replacing(target) as temporary:
-                        shutil.copyfile(source, temporary)
-        store._done = done_cells(store.path)
-        history.sort(key=lambda entry: str(entry.get("started", "")))
-        history.append({"command": command, "started": now(), "finished": now(),
-                        "status": "complete", "merged": [str(f) for f in folders]})  # fmt: skip
-        module = KINDS[store.manifest["kind"]].load()
-        runs = store.table("runs")
-        axes = tuple(store.manifest.get("axes", []))
-        write_csv(summarise_points(module, runs, axes), store.path / "summary.csv")
-        for name, table in derived_tables(module, runs, axes).items():
-            import pyarrow as pa
-
-            write_atomically(pa.Table.from_pandas(table, preserve_index=False),
-                             store.path / f"{name}.parquet")  # fmt: skip
-        completed = done_cells(store.path)
-        store.manifest.update(
-            history=history,
-            command=command,
-            status="complete",
-            error=None,
-            replications_requested=max(
-                (len(r) for r in planned_cells(store.manifest).values()), default=0
-            ),
-            replications_completed=min(
-                (len(completed.get(p["point"], ())) for p in store.manifest["points"]),
-                default=0,
-            ),
-        )
-        store.write_manifest()
-        return store.manifest
-    finally:
+        _merge_into(store, folders, manifests, sources, command)
+    except BaseException:  # a full disk: nothing merged, rather than a part of it
         store.close()
+        _empty(Path(out), created)
+        raise
+    store.close()
+    return store.manifest
+
+
+def _merge_into(store: FolderStore, folders: list[Path], manifests: list[dict[str, Any]],
+                sources: list, command: str) -> None:  # fmt: skip
+    """Copy the chunks into the merged store, then write its summaries and manifest."""
+    import pyarrow as pa
+
+    from gridsim.experiments.kinds import KINDS
+    from gridsim.experiments.runner import derived_tables, summarise_points
+    from gridsim.experiments.store import add_planned, now, replacing, write_atomically, write_csv
+
+    history: list[dict[str, Any]] = []
+    for folder, manifest in zip(folders, manifests, strict=True):
+        add_planned(store.manifest, planned_cells(manifest))
+        history += [{**entry, "folder": str(folder)} for entry in manifest.get("history", [])]
+    names = list(dict.fromkeys(n for folder in folders for n in table_names(folder)))
+    for folder, chunk in sources:
+        for name in sorted(names, key=lambda n: n == "runs"):  # runs last, as a run does
+            source = chunk_path(folder, name, chunk)
+            if source.exists():
+                target = chunk_path(store.path, name, chunk)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with replacing(target) as temporary:
+                    shutil.copyfile(source, temporary)
+    store._done = done_cells(store.path)
+    history.sort(key=lambda entry: str(entry.get("started", "")))
+    history.append({"command": command, "started": now(), "finished": now(),
+                    "status": "complete", "merged": [str(f) for f in folders]})  # fmt: skip
+    module = KINDS[store.manifest["kind"]].load()
+    runs = store.table("runs")
+    axes = tuple(store.manifest.get("axes", []))
+    write_csv(summarise_points(module, runs, axes), store.path / "summary.csv")
+    baseline = store.manifest.get("scenario_resolved", {}).get("baseline")
+    for name, table in derived_tables(module, runs, axes, baseline).items():
+        write_atomically(pa.Table.from_pandas(table, preserve_index=False),
+                         store.path / f"{name}.parquet")  # fmt: skip
+    completed = done_cells(store.path)
+    store.manifest.update(
+        history=history,
+        command=command,
+        status="complete",
+        error=None,
+        replications_requested=max(
+            (len(r) for r in planned_cells(store.manifest).values()), default=0
+        ),
+        replications_completed=min(
+            (len(completed.get(p["point"], ())) for p in store.manifest["points"]),
+            default=0,
+        ),
+    )
+    store.write_manifest()
+
+
+def _empty(folder: Path, created: bool) -> None:
+    """Remove what a failed merge wrote: ``folder`` itself if the merge created it."""
+    if created:
+        shutil.rmtree(folder, ignore_errors=True)
+        return
+    for entry in folder.iterdir():  # it was empty before
+        if entry.is_dir():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
 
 
 def describe(folder: Path) -> str:
