@@ -267,11 +267,21 @@ def test_a_folder_with_tables_but_no_manifest_is_refused(tmp_path):
 
 
 def test_a_folder_is_made_with_its_parents_and_a_file_in_its_place_is_refused(tmp_path):
-    FolderStore.open(tmp_path / "a" / "b", manifest()).close()
-    assert (tmp_path / "a" / "b").is_dir()
+    store = FolderStore.open(tmp_path / "a" / "b", manifest())
+    store.write_manifest()
+    store.close()
+    assert (tmp_path / "a" / "b" / MANIFEST).is_file()
     (tmp_path / "file").write_text("x")
     with pytest.raises(StoreError, match=rf"^{tmp_path / 'file'}: exists and is not a folder$"):
         FolderStore.open(tmp_path / "file", manifest())
+
+
+def test_a_folder_made_for_a_store_that_never_wrote_its_manifest_is_removed(tmp_path):
+    FolderStore.open(tmp_path / "new", manifest()).close()  # its first write failed
+    assert not (tmp_path / "new").exists()
+    (tmp_path / "empty").mkdir()
+    FolderStore.open(tmp_path / "empty", manifest()).close()  # not made by the store: kept
+    assert (tmp_path / "empty").is_dir()
 
 
 def test_leftovers_of_killed_runs_are_removed_and_nothing_else(tmp_path):
