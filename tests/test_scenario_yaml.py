@@ -104,3 +104,14 @@ def test_a_misspelt_key_in_a_list_of_sections_gets_a_suggestion():
     with pytest.raises(ScenarioError, match=r"environment\.local_load\.max_utilisaton: unknown "
                        r"field .*did you mean 'max_utilisation'\?"):  # fmt: skip
         load_experiment(text)
+
+
+@pytest.mark.parametrize("name", ["../../x", "/tmp/x", "a/b", "a\\\\b", ".", "..", " .. ", "a\\tb"])
+def test_a_name_that_is_not_one_folder_inside_results_is_refused(name):
+    with pytest.raises(ScenarioError, match=r"^name: .* cannot be the folder results/<name>; "):
+        load_scenario(scenario("name: tiny", f'name: "{name}"'))
+
+
+@pytest.mark.parametrize("name", ["tiny", "a.b", "...", "two words", "café-2"])
+def test_a_name_that_is_one_folder_is_kept_as_written(name):
+    assert load_scenario(scenario("name: tiny", f'name: "{name}"'))[0].name == name

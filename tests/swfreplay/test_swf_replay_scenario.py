@@ -13,6 +13,7 @@ from gridsim.analysis.results import load_table
 from gridsim.cli import main
 from gridsim.config import ScenarioError
 from gridsim.experiments import swf_replay
+from gridsim.experiments.grid import load_experiment
 from gridsim.experiments.kinds import load_scenario
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -119,6 +120,27 @@ def test_a_uniformly_faster_machine_scales_every_time():
 def test_scenario_errors_name_the_field(changes, message):
     with pytest.raises(ScenarioError, match=message):
         scenario(**changes)
+
+
+def test_a_log_without_a_machine_size_is_refused_saying_how_to_give_one(tmp_path):
+    headerless = tmp_path / "headerless.swf"
+    lines = [line for line in KTH_300.read_text().splitlines() if not line.startswith(";")]
+    headerless.write_text("; MaxProcs: 0\n" + "\n".join(lines[:50]) + "\n")
+    document = yaml.safe_load(EXAMPLE.read_text())
+    document["workload"] = {"path": str(headerless)}
+    with pytest.raises(
+        ScenarioError,
+        match=r"^workload.path: .*headerless.swf gives no machine "
+        r"size .*workload.mapping.machine_processors.*platform.node_classes$",
+    ):
+        load_experiment(yaml.safe_dump(document))
+    model = load_scenario(yaml.safe_dump(document))[0]  # not checked for feasibility
+    with pytest.raises(ScenarioError, match="gives no machine size"):
+        run(model)  # the same line from a replication, not a bug
+    for given in ({"workload": {"path": str(headerless), "mapping": {"machine_processors": 100}}},
+                  {"platform": {"node_classes": [{"count": 100}]}}):  # fmt: skip
+        runs = run(load_experiment(yaml.safe_dump({**document, **given})).scenario)["runs"]
+        assert set(runs["jobs"]) == {50}
 
 
 def run_on_kth_300(tmp_path: Path, scenario: dict):

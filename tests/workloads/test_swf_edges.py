@@ -1,9 +1,12 @@
 """The SWF reader at its edges: 0 and 1 at every test of a positive value (processors, run
 time, requested time: 0 is not positive, 1 is), a job exactly as large as the machine,
 comments after a job's fields, the column types, the report's text and the error a worker
-sends back."""
+sends back; the largest values a replay keeps exact, compressions other than gzip and binary
+files, each named."""
 
+import bz2
 import gzip
+import lzma
 import pickle
 
 import numpy as np
@@ -155,3 +158,47 @@ def test_bytes_that_are_not_utf8_are_replaced_not_refused(tmp_path):
     path.write_bytes(b"; Note: caf\xe9 au lait\n" + job(1, 0, 10, 2, 20).encode() + b"\n")
     log = read_swf(path)
     assert log.header.notes == ("caf\ufffd au lait",) and list(log.jobs.job_id) == [1]
+
+
+@pytest.mark.parametrize(
+    ("field", "largest", "beyond"),
+    [("submit_time", 2**32, 2**32 + 1), ("run_time", 2**32, 2**33),
+     ("user_id", 2**53, 2**54), ("used_memory", 2**53, 2**54)],
+)  # fmt: skip
+def test_a_value_beyond_what_a_replay_keeps_exactly_is_a_malformed_line(
+    tmp_path, field, largest, beyond
+):
+    number = swf.SWF_COLUMNS.index(field) + 1
+    lines = [job(1, 0, 10, 2, 20), job(2, 5, 10, 2, 20, **{field: largest})]
+    assert len(read_swf(write_log(tmp_path / "a.swf", lines)).jobs) == 2  # at the limit: read
+    lines.append(job(3, 6, 10, 2, 20, **{field: beyond}))
+    path = write_log(tmp_path / "b.swf", lines)
+    with pytest.raises(SwfFormatError, match=rf"^{path}, line 4: field {number} \({field}\) "
+                                             rf"is {beyond}, beyond 2\*\*"):  # fmt: skip
+        read_swf(path)
+    report = read_swf(path, SwfMapping(on_malformed="skip")).report
+    assert (report.malformed_lines, report.jobs_kept) == (1, 2)
+
+
+@pytest.mark.parametrize(
+    ("compress", "name"),
+    [(bz2.compress, "bzip2"), (lzma.compress, "xz"),
+     (lambda data: b"\x28\xb5\x2f\xfd" + data, "zstd"), (lambda data: b"PK\x03\x04" + data, "zip")],
+)  # fmt: skip
+def test_a_log_compressed_another_way_than_gzip_is_named_whatever_its_suffix(
+    tmp_path, compress, name
+):
+    path = tmp_path / "a.swf.gz"
+    path.write_bytes(compress(job(1, 0, 10, 2, 20).encode()))
+    with pytest.raises(SwfFormatError, match=rf"^{path}: compressed with {name}, which gridsim "):
+        read_swf(path)
+    path.write_bytes(gzip.compress(compress(job(1, 0, 10, 2, 20).encode())))  # inside gzip too
+    with pytest.raises(SwfFormatError, match=rf"^{path}: compressed with {name}, "):
+        read_swf(path)
+
+
+def test_a_binary_file_is_named_as_binary(tmp_path):
+    path = tmp_path / "a.swf"
+    path.write_bytes(b"; MaxProcs: 8\n" + job(1, 0, 10, 2, 20).encode() + b"\x00\n")
+    with pytest.raises(SwfFormatError, match=rf"^{path}: a binary file \(it holds NUL bytes\)"):
+        read_swf(path)
