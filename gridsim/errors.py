@@ -66,7 +66,7 @@ def is_user_error(error: BaseException) -> bool:
 
 #: What a write can fail with, whatever file the error names (``shutil.copyfile`` names the
 #: file it reads from): a full disk, a file size limit (``ulimit -f``), a full quota.
-_WRITE_ERRNOS = frozenset((errno.ENOSPC, errno.EFBIG, errno.EDQUOT))
+_WRITE_ERRNOS = frozenset((errno.ENOSPC, errno.EFBIG, getattr(errno, "EDQUOT", errno.ENOSPC)))
 
 
 @contextlib.contextmanager

@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pandas as pd
 
@@ -128,7 +129,7 @@ def write_report(folders: list[Path], out_dir: Path) -> Path:
     return out_dir / "report.md"
 
 
-def _check_runs_table(folder: Path, manifest: dict) -> None:
+def _check_runs_table(folder: Path, manifest: dict[str, Any]) -> None:
     """ResultsError when a result store's runs table, which every report section reads, is
     not a folder, or is gone though ``metadata.json`` records cells done (a report of such a
     folder would say that nothing finished)."""

@@ -106,7 +106,7 @@ def _not_a_log(path: Path, given: str) -> str:
     kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
              (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
              (stat.S_ISSOCK, "a socket"))  # fmt: skip
-    what = next((name for test, name in kinds if test(mode)), "not a regular file")
+    what = next((name for test, name in kinds if test(mode)), "a special file")
     return f"{given} is {what}, not a log file"
 
 

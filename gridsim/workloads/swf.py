@@ -93,6 +93,10 @@ MAX_TIME = 2**32
 #: Largest value of any other field: integers beyond 2**53 are not exact in a float64.
 MAX_VALUE = 2**53
 _LIMITS = np.array([MAX_TIME if name in TIME_FIELDS else MAX_VALUE for name, _ in SWF_FIELDS])
+_BEYOND = {
+    True: "2**32 s (136 years; a replay keeps times to the microsecond)",
+    False: "2**53 (larger integers are not exact)",
+}  # for a time field, for another
 _MALFORMED_KEPT = 10  # how many malformed lines the report lists
 
 
@@ -397,10 +401,7 @@ def _line_problem(tokens: list[str]) -> str | None:
         if not np.isfinite(value):
             return f"field {number} ({name}) is not a finite number: {token!r}"
         if abs(value) > _LIMITS[number - 1]:
-            limit = ("2**32 s (136 years; a replay keeps times to the microsecond)"
-                     if name in TIME_FIELDS
-                     else "2**53 (larger integers are not exact)")  # fmt: skip
-            return f"field {number} ({name}) is {token}, beyond {limit}"
+            return f"field {number} ({name}) is {token}, beyond {_BEYOND[name in TIME_FIELDS]}"
         if kind == "int" and value != round(value):
             return f"field {number} ({name}) should be an integer, got {token!r}"
     return None
