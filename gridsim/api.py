@@ -19,7 +19,7 @@ import contextlib
 import logging
 import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -29,7 +29,7 @@ from gridsim.experiments.batch import BatchScenario
 from gridsim.experiments.cloud import CloudScenario
 from gridsim.experiments.grid import Experiment, load_experiment
 from gridsim.experiments.jobflow import JobFlowScenario
-from gridsim.experiments.overrides import Override, overrides_of
+from gridsim.experiments.overrides import overrides_of
 from gridsim.experiments.swf_replay import SwfReplayScenario
 from gridsim.experiments.window_search import WindowSearchScenario
 
@@ -81,7 +81,7 @@ def validate(source: ScenarioSource | Scenario, *, overrides: Overrides | None =
     Raises:
         UserError: a point of the scenario is invalid (named by its path and value).
     """
-    return experiment_of_source(source, overrides_of(overrides), _where(source))
+    return experiment_of_source(source, overrides, _where(source))
 
 
 def run(
@@ -123,7 +123,7 @@ def run(
     from gridsim.experiments.executors import ExecutorError, check_cluster, check_workers
     from gridsim.experiments.runner import run_experiment
 
-    experiment = experiment_of_source(scenario, overrides_of(overrides), _where(scenario))
+    experiment = experiment_of_source(scenario, overrides, _where(scenario))
     if isinstance(replications, range) and replications.step == 1:
         replications = parse_replications(f"{replications.start}:{replications.stop}")
     elif replications is not None:
@@ -151,9 +151,11 @@ def run(
     return results_in_memory(result.tables, result.metadata)
 
 
-def experiment_of_source(source: Any, overrides: tuple[Override, ...], where: str) -> Experiment:
-    """The experiment of any scenario source; a ScenarioError becomes a UserError naming
-    ``where`` (the file, as the command prints it). A scenario object is validated again
+def experiment_of_source(source: Any, overrides: Overrides | Iterable[str] | None,
+                         where: str) -> Experiment:  # fmt: skip
+    """The experiment of any scenario source with overrides (a mapping, or the command
+    line's ``PATH=VALUE``); a ScenarioError becomes a UserError naming ``where`` (the file,
+    as the command prints it). A scenario object is validated again
     (``model_copy(update=...)`` does not validate)."""
     if isinstance(source, Experiment):
         if overrides:
@@ -162,7 +164,7 @@ def experiment_of_source(source: Any, overrides: tuple[Override, ...], where: st
     if isinstance(source, Scenario):
         source = source.model_dump()
     with user_errors(where):
-        return load_experiment(_yaml_source(source), overrides)
+        return load_experiment(_yaml_source(source), overrides_of(overrides))
 
 
 @contextlib.contextmanager

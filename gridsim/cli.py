@@ -41,14 +41,13 @@ def _load(scenario: str | None, log: Path | None = None, overrides: tuple[str, .
     """The experiment of a scenario file (every point of its grid validated), with
     ``--set`` overrides: what :func:`gridsim.validate` gives."""
     from gridsim.api import experiment_of_source, user_errors
-    from gridsim.experiments.overrides import overrides_of
 
     where = scenario or QUICKSTART
     with user_errors(where):
         source = _scenario_source(scenario)
         if log is not None:
             source = _with_log(source, log)
-        return experiment_of_source(source, overrides_of(overrides), where)
+    return experiment_of_source(source, overrides, where)
 
 
 def _with_log(source: str | Path, log: Path) -> str:
@@ -252,7 +251,7 @@ def main(debug: bool) -> None:
               help="Workload log replacing workload.path (swf_replay scenarios).")  # fmt: skip
 @json_option
 @progress_option
-@quiet_option("progress and no notes (the summary is still printed)")
+@quiet_option("progress bar")
 @click.option("--debug", is_flag=True, help="Print the traceback of a failure.")
 def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, overrides, log,
         as_json, progress, quiet, debug) -> None:  # fmt: skip
@@ -276,7 +275,7 @@ def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, over
         overwrite=overwrite,
         command=_command_line(),
         progress=False if quiet else progress,
-        say=None if quiet else lambda line: click.echo(line, err=True),
+        say=lambda line: click.echo(line, err=True),
     )
     if as_json:
         from gridsim.json_output import dumps, run_record

@@ -108,14 +108,18 @@ def test_the_paired_table_is_written_beside_the_chunks_as_the_run_returns_it(tmp
     assert written["baseline"].unique().tolist() == ["EqualChunks(E=6000)"]
 
 
-def test_the_progress_bar_shows_only_when_asked(scenario, tmp_path, capsys):
+def test_progress_shows_on_a_terminal_or_when_asked_and_as_one_whole_line_in_a_log(
+    scenario, tmp_path, capsys
+):
     model, text = scenario
-    run_experiment(model, text, replications=2, jobs=1, out_dir=tmp_path / "quiet",
-                   progress=False)  # fmt: skip
-    assert capsys.readouterr().err == ""
-    run_experiment(model, text, replications=2, jobs=1, out_dir=tmp_path / "shown")
+    for progress in (False, None):  # None: only on a terminal, and stderr is captured here
+        run_experiment(model, text, replications=2, jobs=1, out_dir=tmp_path / str(progress),
+                       progress=progress)  # fmt: skip
+        assert capsys.readouterr().err == ""
+    run_experiment(model, text, replications=2, jobs=1, out_dir=tmp_path / "shown",
+                   progress=True)  # fmt: skip
     shown = capsys.readouterr().err
-    assert "tiny" in shown and "2/2" in shown and "this process" in shown
+    assert re.fullmatch(r"tiny: 2/2 rep \(100%\) in 00:0\d, ETA 00:00, this process\n", shown)
 
 
 def test_a_run_on_local_processes_leaves_none_running(scenario, tmp_path):

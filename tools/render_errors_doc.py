@@ -30,7 +30,8 @@ machine, windows not found) is counted under its summary instead.
 
 A bug in gridsim ends with exit code 1 and one line,
 `gridsim: internal error (a bug, please report it): <error>; traceback in <file>`, the full
-traceback written to that file in the temporary folder. Ctrl-C ends with exit code 130,
+traceback written to that file in the temporary folder; `gridsim --debug COMMAND ...` (or
+`gridsim run --debug`) prints it before that line, for any command. Ctrl-C ends with exit code 130,
 keeping the replications that finished (run the same command to resume).
 
 Scenario files are YAML 1.1 read strictly (README, "Using it"): numbers in exponent form

@@ -65,11 +65,10 @@ def run_figure_scenario(
     of rows); only the tables the rows need are kept.
     """
     from gridsim.api import experiment_of_source
-    from gridsim.experiments.overrides import overrides_of
     from gridsim.experiments.runner import run_experiment
 
     path = figure.scenario_path()
-    experiment = experiment_of_source(path, overrides_of(overrides), path.name)
+    experiment = experiment_of_source(path, overrides, path.name)
     folder = contextlib.nullcontext(out_dir) if out_dir else tempfile.TemporaryDirectory()
     with folder as where:
         result = run_experiment(
