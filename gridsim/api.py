@@ -29,7 +29,7 @@ from gridsim.experiments.batch import BatchScenario
 from gridsim.experiments.cloud import CloudScenario
 from gridsim.experiments.grid import Experiment, load_experiment
 from gridsim.experiments.jobflow import JobFlowScenario
-from gridsim.experiments.overrides import overrides_of
+from gridsim.experiments.overrides import overrides_of, plain
 from gridsim.experiments.swf_replay import SwfReplayScenario
 from gridsim.experiments.window_search import WindowSearchScenario
 
@@ -212,12 +212,5 @@ def _yaml_source(source: Any) -> str | Path:
 def _yaml_text(document: Mapping[str, Any]) -> str:
     """YAML of a scenario document (tuples, as a scenario object dumps them, as lists)."""
     import yaml
-
-    def plain(value: Any) -> Any:
-        if isinstance(value, Mapping):
-            return {str(key): plain(item) for key, item in value.items()}
-        if isinstance(value, list | tuple):
-            return [plain(item) for item in value]
-        return value
 
     return yaml.safe_dump(plain(document), sort_keys=False)

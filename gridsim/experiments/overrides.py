@@ -16,7 +16,7 @@ themselves cannot be set, nor a path the scenario also sweeps (the sweep would o
 from __future__ import annotations
 
 import contextlib
-import json
+import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -66,8 +66,9 @@ def overrides_of(given: Mapping[str, Any] | Iterable[str] | None) -> tuple[Overr
     if given is None:
         return ()
     if isinstance(given, Mapping):
-        return tuple(_checked(Override(str(path), value, f"{path}={_text(value)}"))
-                     for path, value in given.items())  # fmt: skip
+        values = {str(path): plain(value) for path, value in given.items()}
+        return tuple(_checked(Override(path, value, f"{path}={_text(value)}"))
+                     for path, value in values.items())  # fmt: skip
     return tuple(parse_override(item) for item in ([given] if isinstance(given, str) else given))
 
 
@@ -129,6 +130,18 @@ def _checked(override: Override) -> Override:
     return override
 
 
+def plain(value: Any) -> Any:
+    """Python data as YAML holds it: tuples as lists, NumPy scalars as Python numbers."""
+    if isinstance(value, Mapping):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    import numpy as np
+
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _text(value: Any) -> str:
-    """A value as ``--set`` would take it (JSON is YAML)."""
-    return json.dumps(value, separators=(",", ":"), default=str)
+    """A value as ``--set`` would take it (YAML in flow style: ``3``, ``x``, ``[10, 20]``)."""
+    text = yaml.safe_dump(value, default_flow_style=True, width=math.inf).strip()
+    return text.removesuffix("...").strip()  # the end of a document holding a plain scalar
