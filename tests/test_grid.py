@@ -241,12 +241,13 @@ def test_a_list_shorthand_set_becomes_the_grid_axis_it_is_in_a_file():
     assert [point.values for point in changed.points] == [{"queue_size": 8}, {"queue_size": 16}]
 
 
-@pytest.mark.xfail(strict=True, reason="the resolved defaults hold lists as tuples, which the "
-                   "grid's path setter does not enter (the sweep has the same bug)")  # fmt: skip
-def test_a_path_into_a_list_element_is_set():
+def test_a_path_into_list_elements_sets_one_by_index_or_all_with_a_star():
     replay = ROOT / "scenarios" / "swf-replay-heterogeneous.yaml"
     changed = with_set(replay.read_text(), "platform.node_classes.0.price=2.5").scenario
-    assert changed.platform.node_classes[0].price == 2.5
+    assert [c.price for c in changed.platform.node_classes] == [2.5, 2.0]
+    cloud = ROOT / "scenarios" / "cloud-federation-dytss.yaml"
+    failing = with_set(cloud.read_text(), "providers.*.vm_failure_rate_per_h=0.1").scenario
+    assert {p.vm_failure_rate_per_h for p in failing.providers} == {0.1}
 
 
 def test_run_with_set_gives_the_numbers_of_the_edited_file_and_records_it(tmp_path):
