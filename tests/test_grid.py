@@ -234,6 +234,14 @@ def test_set_and_sweep_give_the_same_error_for_the_same_value():
         assert str(swept.value).endswith(f": {tail}"), (str(swept.value), str(changed.value))
 
 
+def test_a_set_path_the_scenario_sweeps_is_refused_whichever_set_names_it():
+    grid = BASE + "sweep:\n  request.n: [2, 3]\n  environment: [{nodes: 8}, {nodes: 9}]\n"
+    for items in (["request.n=4"], ["seed=1", "environment.nodes=12"]):
+        with pytest.raises(ScenarioError, match=r"--set .* is swept by the scenario"):
+            with_set(grid, *items)
+    assert with_set(grid, "request.volume=150").scenario.request.volume == 150
+
+
 def test_a_list_shorthand_set_becomes_the_grid_axis_it_is_in_a_file():
     static = ROOT / "scenarios" / "coordinated-placement-static.yaml"
     changed = with_set(static.read_text(), "queue_sizes=[8, 16]")

@@ -100,11 +100,12 @@ def apply_overrides(model: Any, document: dict[str, Any],
 
 def check_not_swept(overrides: tuple[Override, ...], axes: Iterable[str]) -> None:
     """ScenarioError for an override that a swept path would overwrite at every point."""
+    swept = [axis.split(".") for axis in axes]
     for override in overrides:
-        for axis in axes:
-            if override.keys[: len(axis.split("."))] == axis.split("."):
-                raise ScenarioError(f"--set {override.text}: {axis} is swept by the scenario; "
-                                    "change the sweep instead")  # fmt: skip
+        for keys in swept:
+            if override.keys[: len(keys)] == keys:
+                raise ScenarioError(f"--set {override.text}: {'.'.join(keys)} is swept by the "
+                                    "scenario; change the sweep instead")  # fmt: skip
 
 
 @contextlib.contextmanager
