@@ -3,7 +3,10 @@ with (a test runs every example's options through the command's parser)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import click
+from click.decorators import FC
 
 #: ``--set PATH=VALUE`` (repeatable): a scenario field changed without editing the file.
 set_option = click.option(
@@ -27,7 +30,7 @@ progress_option = click.option(
 )
 
 
-def quiet_option(what: str) -> click.decorators.FC:
+def quiet_option(what: str) -> Callable[[FC], FC]:
     """``-q/--quiet``, hiding ``what`` (errors are always printed)."""
     return click.option("--quiet", "-q", is_flag=True, help=f"Print no {what}.")
 

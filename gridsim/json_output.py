@@ -93,7 +93,7 @@ def status_record(folder: Path) -> dict[str, Any]:
 def run_record(experiment: Experiment, result: ExperimentResult) -> dict[str, Any]:
     """A run's outcome: where its tables are, its summary (as ``summary.csv``), the paired
     comparison and what the runs could not do."""
-    paired = result.tables.get("paired") if "paired" in result.tables else None
+    paired = result.tables.get("paired")
     metadata = result.metadata
     return {
         "folder": None if result.out_dir is None else str(result.out_dir),
