@@ -17,6 +17,7 @@ from gridsim.cli import main
 from gridsim.experiments.cells import CellsError
 from gridsim.experiments.executors import ExecutorError
 from gridsim.experiments.kinds import KINDS
+from gridsim.plugins import PluginError
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {
@@ -148,3 +149,17 @@ def test_bad_run_arguments_are_refused_before_anything_runs(tmp_path):
     with pytest.raises(ExecutorError, match=r"^--cluster 'nowhere'"):
         gridsim.run(TINY, cluster="nowhere", out=tmp_path / "o")
     assert not (tmp_path / "o").exists()
+
+
+def test_a_run_that_fails_raises_its_error_saying_what_is_kept(tmp_path):
+    crashing = {**TINY, "policies": ["FirstFit", "plugin_samples:Crashing"]}
+    with pytest.raises(PluginError) as in_memory:
+        gridsim.run(crashing, jobs=1)
+    assert in_memory.value.__notes__ == [
+        "the run stopped; 0 replications finished, lost with the run (no folder)"
+    ]
+    with pytest.raises(PluginError) as in_folder:
+        gridsim.run(crashing, jobs=1, out=tmp_path / "o")
+    assert in_folder.value.__notes__ == [f"the run stopped; 0 replications finished, kept in "
+                                         f"{tmp_path / 'o'}"]  # fmt: skip
+    assert json.loads((tmp_path / "o" / "metadata.json").read_text())["status"] == "failed"
