@@ -17,6 +17,13 @@ from typing import ClassVar
 
 import click
 
+from gridsim.cli_options import (
+    examples,
+    json_option,
+    progress_option,
+    quiet_option,
+    set_option,
+)
 from gridsim.config import MAX_REPLICATIONS, ScenarioError
 from gridsim.errors import UserError, end_with, writing
 from gridsim.experiments.kinds import kind_module
@@ -30,17 +37,17 @@ def _scenario_source(scenario: str | None) -> str | Path:
     return Path(scenario)
 
 
-def _load(scenario: str | None, log: Path | None = None):
-    """The experiment of a scenario file (every point of its grid validated)."""
-    from gridsim.experiments.grid import load_experiment
+def _load(scenario: str | None, log: Path | None = None, overrides: tuple[str, ...] = ()):
+    """The experiment of a scenario file (every point of its grid validated), with
+    ``--set`` overrides: what :func:`gridsim.validate` gives."""
+    from gridsim.api import experiment_of_source, user_errors
 
-    try:
+    where = scenario or QUICKSTART
+    with user_errors(where):
         source = _scenario_source(scenario)
         if log is not None:
             source = _with_log(source, log)
-        return load_experiment(source)
-    except ScenarioError as error:
-        raise UserError(scenario or QUICKSTART, str(error)) from None
+    return experiment_of_source(source, overrides, where)
 
 
 def _with_log(source: str | Path, log: Path) -> str:
@@ -204,16 +211,20 @@ def _command_line() -> str:
     return shlex.join(["gridsim", *_Gridsim.arguments])
 
 
-@click.group(cls=_Gridsim, name="gridsim")
+@click.group(cls=_Gridsim, name="gridsim", epilog=examples("gridsim"))
 @click.version_option(package_name="gridsim-sched")
 @click.option("--debug", is_flag=True,
               help="Print the traceback of a failure, in any command.")  # fmt: skip
 def main(debug: bool) -> None:
-    """gridsim: simulate grid and cloud job scheduling policies."""
+    """gridsim: simulate grid and cloud job scheduling policies.
+
+    Each command's --help has examples; docs/scripting.md covers --set, --json and shell
+    completion.
+    """
     _Gridsim.debug = debug
 
 
-@main.command()
+@main.command(epilog=examples("run"))
 @click.argument("scenario", required=False)
 @click.option("--replications", "-r", type=_Replications(),
               help="How many (N: replications 0..N-1) or which (A:B: A..B-1) "
@@ -235,21 +246,23 @@ def main(debug: bool) -> None:
               help="Results folder (resumed if it holds this experiment).")  # fmt: skip
 @click.option("--overwrite", is_flag=True,
               help="Replace a results folder that holds another experiment.")  # fmt: skip
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@set_option
 @click.option("--log", type=_PathNamed(path_type=Path),
               help="Workload log replacing workload.path (swf_replay scenarios).")  # fmt: skip
+@json_option
+@progress_option
+@quiet_option("progress bar")
 @click.option("--debug", is_flag=True, help="Print the traceback of a failure.")
-def run(
-    scenario, replications, shard, seed, jobs, cluster, out, overwrite, quiet, log, debug
-) -> None:
+def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, overrides, log,
+        as_json, progress, quiet, debug) -> None:  # fmt: skip
     """Run SCENARIO (a YAML file; default: the embedded quick-start) and summarise it.
 
     A results folder of the same scenario and seed is resumed: only its missing cells run.
     """
-    from gridsim.analysis.stats import format_summary
+    from gridsim.api import raise_if_stopped
     from gridsim.experiments.runner import run_experiment
 
-    experiment = _load(scenario, log)
+    experiment = _load(scenario, log, overrides)
     out = out or _default_out(experiment, seed)
     result = run_experiment(
         experiment,
@@ -261,9 +274,26 @@ def run(
         out_dir=out,
         overwrite=overwrite,
         command=_command_line(),
-        progress=not quiet,
+        progress=False if quiet else progress,
         say=lambda line: click.echo(line, err=True),
     )
+    if as_json:
+        from gridsim.json_output import dumps, run_record
+
+        click.echo(dumps(run_record(experiment, result)))
+    else:
+        _print_summary(experiment, result)
+    if result.status == "interrupted":
+        click.echo(f"gridsim: interrupted; finished chunks are kept in {out}: run the same "
+                   "command to resume", err=True)  # fmt: skip
+        sys.exit(130)
+    raise_if_stopped(result)
+
+
+def _print_summary(experiment, result) -> None:
+    """The summary table of a run, its paired comparison and what it could not do."""
+    from gridsim.analysis.stats import format_summary
+
     module = kind_module(experiment.scenario)
     present = result.summary.columns
     keys = [c for c in dict.fromkeys((*experiment.axes, "policy", "goal")) if c in present]
@@ -288,13 +318,7 @@ def run(
     _print_rejections(result.metadata.get("rejections") or [])
     done = result.metadata["replications_completed"]
     points = f", {len(experiment.points)} points" if len(experiment.points) > 1 else ""
-    click.echo(f"\nresults: {out}  ({_count(done, 'replication')}{points})")
-    if result.status == "interrupted":
-        click.echo(f"gridsim: interrupted; finished chunks are kept in {out}: run the same "
-                   "command to resume", err=True)  # fmt: skip
-        sys.exit(130)
-    if result.status != "complete":
-        _raise_failure(result, out)
+    click.echo(f"\nresults: {result.out_dir}  ({_count(done, 'replication')}{points})")
 
 
 def _count(number: int, stem: str, one: str = "", many: str = "s") -> str:
@@ -312,20 +336,21 @@ def _print_rejections(rows: list[dict]) -> None:
         click.echo(f"  {describe(row)}")
 
 
-def _raise_failure(result, out: Path) -> None:
-    """Raise what stopped a run, noting where the finished chunks are: the error of the first
-    replication that failed, a user's (a log that cannot be read) or a bug."""
-    failure = result.exception or RuntimeError(f"run {result.status}: {result.error}")
-    done = result.metadata.get("replications_completed", 0)
-    failure.add_note(f"the run stopped; {_count(done, 'replication')} finished, kept in {out}")
-    raise failure
-
-
-@main.command()
+@main.command(epilog=examples("validate"))
 @click.argument("scenario")
-def validate(scenario) -> None:
+@set_option
+@json_option
+@quiet_option("description: the exit code says whether SCENARIO is valid")
+def validate(scenario, overrides, as_json, quiet) -> None:
     """Check SCENARIO (every point of its grid) and print what it will run."""
-    experiment = _load(scenario)
+    experiment = _load(scenario, overrides=overrides)
+    if quiet:
+        return
+    if as_json:
+        from gridsim.json_output import dumps, validate_record
+
+        click.echo(dumps(validate_record(scenario, experiment)))
+        return
     model = experiment.scenario
     if hasattr(model, "policies"):
         compared = _count(len(model.policies), "polic", "y", "ies")
@@ -349,11 +374,12 @@ def validate(scenario) -> None:
         click.echo(f"  point {point.index}: {point.label()}")
 
 
-@main.command()
+@main.command(epilog=examples("merge"))
 @click.argument("folders", nargs=-1, required=True, type=_PathNamed(path_type=Path))
 @click.option("--out", "-o", type=_PathNamed(path_type=Path), required=True,
               help="New folder for the merged results.")  # fmt: skip
-def merge(folders, out) -> None:
+@quiet_option("line saying what was merged")
+def merge(folders, out, quiet) -> None:
     """Merge results FOLDERS of one experiment (shards, replication ranges) into OUT.
 
     The merged tables are those one run of all their cells gives; folders of another
@@ -363,19 +389,26 @@ def merge(folders, out) -> None:
 
     manifest = merge_folders(list(folders), out, _command_line())
     cells = sum(b - a + 1 for ranges in manifest["done"].values() for a, b in ranges)
-    click.echo(f"merged {len(folders)} folders into {out}: {cells} cells")
+    if not quiet:
+        click.echo(f"merged {len(folders)} folders into {out}: {cells} cells")
 
 
-@main.command()
+@main.command(epilog=examples("status"))
 @click.argument("folder", type=_PathNamed(path_type=Path))
-def status(folder) -> None:
+@json_option
+def status(folder, as_json) -> None:
     """Show what results FOLDER holds: cells done and missing per point, and its history."""
+    if as_json:
+        from gridsim.json_output import dumps, status_record
+
+        click.echo(dumps(status_record(folder)))
+        return
     from gridsim.experiments.folders import describe
 
     click.echo(describe(folder))
 
 
-@main.command()
+@main.command(epilog=examples("policies"))
 def policies() -> None:
     """List the resource-selection criteria and job-flow schedulers, with installed plugins."""
     from gridsim.scheduling.queue_policies import PLANNERS, describe_plugin_schedulers
@@ -464,7 +497,7 @@ def _check_image_format(output: Path) -> None:
                                               f"expected one of {known}")  # fmt: skip
 
 
-@main.command()
+@main.command(epilog=examples("gantt"))
 @click.argument("results", type=_PathNamed(exists=True, file_okay=False, path_type=Path))
 @click.option("--policy", required=True, help="Policy label, e.g. CoP.")
 @click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
@@ -475,7 +508,8 @@ def _check_image_format(output: Path) -> None:
 @click.option("--to", "end", type=_FiniteFloat(), help="Show up to this time (time units).")
 @click.option("--output", "-o", type=_PathNamed(path_type=Path), required=True,
               help="Image file (.png, .svg, .pdf).")  # fmt: skip
-def gantt(results, policy, replication, queue_size, point, start, end, output) -> None:
+@quiet_option("line naming the file written")
+def gantt(results, policy, replication, queue_size, point, start, end, output, quiet) -> None:
     """Draw the Gantt chart of one run of a job-flow RESULTS folder."""
     from gridsim.analysis.plots import plot_gantt
 
@@ -494,10 +528,11 @@ def gantt(results, policy, replication, queue_size, point, start, end, output) -
                         window=window)  # fmt: skip
     with writing(output):
         figure.savefig(output, dpi=150)
-    click.echo(f"wrote {output}")
+    if not quiet:
+        click.echo(f"wrote {output}")
 
 
-@main.command()
+@main.command(epilog=examples("report"))
 @click.argument("results", nargs=-1, required=True,
                 type=_PathNamed(exists=True, file_okay=False, path_type=Path))  # fmt: skip
 @click.option(
@@ -508,7 +543,8 @@ def gantt(results, policy, replication, queue_size, point, start, end, output) -
     show_default=True,
     help="Folder for the report.",
 )
-def report(results, out) -> None:
+@quiet_option("line naming the files written")
+def report(results, out, quiet) -> None:
     """Write report.md and report.html (tables and figures) for RESULTS folders.
 
     Folders of the same scenario kind are combined into one comparison.
@@ -517,10 +553,11 @@ def report(results, out) -> None:
 
     _check_outside_results(out, "--out", folder=True)
     path = write_report(list(results), out)
-    click.echo(f"wrote {path} and {path.with_suffix('.html')}")
+    if not quiet:
+        click.echo(f"wrote {path} and {path.with_suffix('.html')}")
 
 
-@main.command()
+@main.command(epilog=examples("export"))
 @click.argument("results", type=_PathNamed(exists=True, file_okay=False, path_type=Path))
 @click.option(
     "--format",
@@ -539,7 +576,9 @@ def report(results, out) -> None:
 @click.option("--time-unit", "time_unit_s", type=_FiniteFloat(positive=True),
               default=1.0, show_default=True,
               help="Seconds per simulation time unit (job flows).")  # fmt: skip
-def export(results, fmt, policy, replication, queue_size, point, output, time_unit_s) -> None:
+@quiet_option("line naming the file written")
+def export(results, fmt, policy, replication, queue_size, point, output, time_unit_s,
+           quiet) -> None:  # fmt: skip
     """Export the job trace of one run of a job-flow or log-replay RESULTS folder."""
     from gridsim.analysis.export import export_run
 
@@ -555,7 +594,8 @@ def export(results, fmt, policy, replication, queue_size, point, output, time_un
     except ValueError as error:
         scale = f" (times scaled by --time-unit {time_unit_s:g})" if time_unit_s != 1 else ""
         raise UserError(results, f"{error}{scale}") from None
-    click.echo(f"wrote {output} ({len(jobs)} jobs)")
+    if not quiet:
+        click.echo(f"wrote {output} ({len(jobs)} jobs)")
 
 
 #: The file names each export format writes (a ``.gz`` name is compressed), and what it is.
@@ -571,15 +611,14 @@ def _check_export_name(output: Path, fmt: str) -> None:
                             f"name the file {' or '.join(_EXPORT_NAMES[fmt])}")  # fmt: skip
 
 
-@main.command()
+@main.command(epilog=examples("reproduce"))
 @click.argument("figure", nargs=-1)
 @click.option("--list", "list_figures", is_flag=True, help="Name every published figure.")
 @click.option("--all", "all_figures", is_flag=True, help="Reproduce every figure.")
 @click.option("--quick", is_flag=True, help="Small replication counts (minutes, not hours).")
 @click.option("--replications", "-r", type=click.IntRange(min=2, max=MAX_REPLICATIONS),
               help="Override the count [the paper's, or --quick's].")  # fmt: skip
-@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
-              help="Override a scenario field, e.g. environment.performance_step=0.")  # fmt: skip
+@set_option
 @_jobs_option
 @click.option("--out", "-o", type=_PathNamed(file_okay=False, path_type=Path),
               help="Folder for the comparison tables and the runs (a stopped "
@@ -589,9 +628,10 @@ def _check_export_name(output: Path, fmt: str) -> None:
     is_flag=True,
     help="Replace runs in --out of another scenario or seed (e.g. other --set).",
 )
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@progress_option
+@quiet_option("progress")
 def reproduce(figure, list_figures, all_figures, quick, replications, overrides, jobs, out,
-              overwrite, quiet) -> None:  # fmt: skip
+              overwrite, progress, quiet) -> None:  # fmt: skip
     """Run published FIGUREs (ids from --list) and print published next to gridsim.
 
     Figures of one scenario share its runs (003-fig1 003-fig2; the 004 figures). With -o, the
@@ -614,7 +654,7 @@ def reproduce(figure, list_figures, all_figures, quick, replications, overrides,
         for entry in figures:
             _, text = run_figure(
                 entry, replications, quick=quick, overrides=overrides, jobs=jobs, out_dir=out,
-                progress=not quiet, cache=cache, overwrite=overwrite,
+                progress=False if quiet else progress, cache=cache, overwrite=overwrite,
             )  # fmt: skip
             click.echo(text + "\n")
     except ScenarioError as error:

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
+import shlex
 import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
 
+import click
+import pandas as pd
 import pytest
 import yaml
 from click.testing import CliRunner
 
+import gridsim
 from gridsim.analysis.results import load_table
 from gridsim.cli import main
 
@@ -199,3 +205,140 @@ def test_policies_lists_every_registered_criterion():
     assert result.exit_code == 0
     built_in = result.stdout.split("\n\n")[0]  # installed plugins and schedulers follow
     assert [line.split()[0] for line in built_in.splitlines()] == list(CRITERIA)
+
+
+def test_validate_json_is_one_object_saying_what_the_scenario_runs(tmp_path):
+    path = tmp_path / "grid.yaml"
+    path.write_text(with_changes() + "sweep:\n  request.n: [2, 3]\n")
+    result = invoke("validate", path, "--json", "--set", "replications=4")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {
+        "scenario": str(path), "name": "bad-input", "kind": "window_search", "seed": 0,
+        "replications": 4, "policies": ["FirstFit"], "schedulers": [], "axes": ["request.n"],
+        "points": [{"point": 0, "values": {"request.n": 2}},
+                   {"point": 1, "values": {"request.n": 3}}],
+        "runs": 8, "overrides": ["replications=4"],
+    }  # fmt: skip
+
+
+def test_run_json_is_the_summary_as_records_and_the_folder(tmp_path):
+    out = tmp_path / "out"
+    result = invoke("run", "-r", 3, "-j", 1, "-o", out, "--json")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert (record["folder"], record["status"], record["kind"]) == (str(out), "complete",
+                                                                    "window_search")  # fmt: skip
+    assert (record["cells_run"], record["replications_completed"]) == (3, 3)
+    assert record["summary"] == gridsim.load_results(out).summary().to_dict("records")
+    assert len(record["summary"]) == len(pd.read_csv(out / "summary.csv"))
+    assert [row["policy"] for row in record["summary"]] == quickstart()["policies"]
+
+
+def test_status_json_counts_cells_per_point_and_keeps_the_history(tmp_path):
+    out = tmp_path / "out"
+    assert invoke("run", "-r", 2, "-j", 1, "-q", "-o", out, "--set", "seed=7").exit_code == 0
+    result = invoke("status", out, "--json")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["points"] == [{"point": 0, "values": {}, "done": 2, "missing": 0,
+                                 "done_ranges": [[0, 1]], "missing_ranges": []}]  # fmt: skip
+    assert (record["seed"], record["cells_done"], record["cells_missing"]) == (7, 2, 0)
+    assert record["history"][0]["overrides"] == ["seed=7"]
+    assert record["damaged"] == []
+
+
+FLOW = """\
+name: flow
+kind: jobflow
+replications: 2
+environment: {nodes: 8}
+jobs: {n: [1, 4]}
+queue_sizes: [6]
+policies: [BFstart, BFfinish]
+"""
+
+
+def flow_folder(tmp_path: Path) -> Path:
+    path = tmp_path / "flow.yaml"
+    path.write_text(FLOW)
+    assert invoke("run", path, "-j", 1, "-q", "-o", tmp_path / "flow").exit_code == 0
+    return tmp_path / "flow"
+
+
+def test_quiet_commands_print_nothing_but_do_their_work(tmp_path):
+    flow = flow_folder(tmp_path)
+    commands = {
+        "validate": (["validate", "quickstart"], None),
+        "merge": (["merge", flow, "-o", tmp_path / "merged"], tmp_path / "merged"),
+        "gantt": (["gantt", flow, "--policy", "BFstart", "-o", tmp_path / "g.png"],
+                  tmp_path / "g.png"),
+        "report": (["report", flow, "-o", tmp_path / "report"], tmp_path / "report"),
+        "export": (["export", flow, "--format", "swf", "--policy", "BFstart", "-o",
+                    tmp_path / "t.swf"], tmp_path / "t.swf"),
+    }  # fmt: skip
+    for name, (args, written) in commands.items():
+        result = invoke(*args, "-q")
+        assert result.exit_code == 0, (name, result.output)
+        assert result.output == "", name
+        assert written is None or written.exists(), name
+    assert invoke("validate", "quickstart").stdout  # without -q it says what it runs
+
+
+def test_every_command_s_help_ends_with_examples_its_parser_accepts():
+    from gridsim.cli_options import EXAMPLES
+
+    assert set(EXAMPLES) == {"gridsim", *main.commands}
+    for name, lines in EXAMPLES.items():
+        help_text = invoke(*([] if name == "gridsim" else [name]), "--help").stdout
+        assert "  Examples:\n" + "".join(f"    {line}\n" for line in lines) in help_text, name
+        for line in lines:
+            args = shlex.split(line.split("|")[0], comments=True)
+            if args[0] != "gridsim":  # the shell completion line
+                continue
+            assert name == "gridsim" or args[1] == name, line
+            run = main.commands[args[1]] if args[1:] else main
+            parser = run.make_parser(click.Context(run, info_name=args[1] if args[1:] else None))
+            _, extra, _ = parser.parse_args(args[2:])
+            assert extra == [], line
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_shell_completion_scripts_are_produced_and_complete_commands(shell):
+    script = subprocess.run([GRIDSIM], env={**os.environ, "_GRIDSIM_COMPLETE": f"{shell}_source"},
+                            capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert script.returncode == 0 and script.stderr == ""
+    assert "_GRIDSIM_COMPLETE" in script.stdout and "_gridsim_completion" in script.stdout
+    if shell == "bash":
+        words = {"_GRIDSIM_COMPLETE": "bash_complete", "COMP_WORDS": "gridsim st",
+                 "COMP_CWORD": "1"}  # fmt: skip
+        completed = subprocess.run([GRIDSIM], env={**os.environ, **words}, capture_output=True,
+                                   text=True, timeout=60, check=False)  # fmt: skip
+        assert completed.stdout.split() == ["plain,status"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_the_bar_is_drawn_on_a_terminal_and_absent_from_a_redirected_log(tmp_path):
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    terminal, other = pty.openpty()
+    fcntl.ioctl(other, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # 100 columns
+    drawn = subprocess.run([GRIDSIM, "run", "-r", "2", "-j", "1", "-o", tmp_path / "a"],
+                           stdout=subprocess.DEVNULL, stderr=other, timeout=120,
+                           check=False)  # fmt: skip
+    os.close(other)
+    bar = b""
+    with contextlib.suppress(OSError):  # EIO once everything written is read
+        while chunk := os.read(terminal, 65536):
+            bar += chunk
+    os.close(terminal)
+    assert drawn.returncode == 0 and b"\r" in bar and b"2/2" in bar
+    logged = invoke("run", "-r", 2, "-j", 1, "-o", tmp_path / "b")  # stderr is not a terminal
+    assert logged.exit_code == 0 and logged.stderr == ""
+    forced = invoke("run", "-r", 2, "-j", 1, "-o", tmp_path / "c", "--progress")
+    assert re.fullmatch(r"quickstart: 2/2 rep \(100%\) in 00:0\d, ETA 00:00, this process\n",
+                        forced.stderr)  # fmt: skip
+    hidden = invoke("run", "-r", 2, "-j", 1, "-o", tmp_path / "d", "--progress", "-q")
+    assert hidden.exit_code == 0 and hidden.stderr == ""

@@ -128,7 +128,7 @@ def test_an_unknown_image_format_is_refused_before_anything_is_read(tmp_path):
 def test_debug_before_any_command_prints_a_bugs_traceback(tmp_path, monkeypatch):
     import gridsim.cli
 
-    def broken(scenario):
+    def broken(*args, **kwargs):
         raise TypeError("a bug in validate")
 
     monkeypatch.setattr(gridsim.cli, "_load", broken)

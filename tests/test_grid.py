@@ -1,7 +1,9 @@
-"""Parameter grids: sweep: and zip: expand into validated points whose values are columns."""
+"""Parameter grids: sweep: and zip: expand into validated points whose values are columns;
+--set PATH=VALUE changes one field on the same paths, with the same errors."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -12,6 +14,7 @@ from gridsim.cli import main
 from gridsim.config import ScenarioError
 from gridsim.experiments.grid import load_experiment
 from gridsim.experiments.kinds import load_scenario
+from gridsim.experiments.overrides import overrides_of, parse_override
 from gridsim.experiments.runner import run_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,6 +43,14 @@ jobs: {n: [1, 3], volume: {low: 20, high: 60}}
 queue_sizes: [4]
 policies: [BFstart, BFfinish]
 """
+
+
+#: A job flow that leaves out its environment: the kind's default one is not a bare section.
+FLOW = "name: flow\nkind: jobflow\nqueue_sizes: [3]\npolicies: [BFstart, BFfinish]\n"
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 def experiment(grid: str):
@@ -180,3 +191,85 @@ def test_run_refuses_a_bad_point_with_one_line_and_exit_two(tmp_path):
     assert result.stderr.count("\n") == 1
     assert "sweep point environment.nodes=0: environment.nodes:" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+# ---- --set PATH=VALUE ------------------------------------------------------------------------
+
+
+def with_set(text: str, *items: str):
+    return load_experiment(text, overrides_of(items))
+
+
+def test_values_are_read_as_yaml():
+    assert [parse_override(item).value for item in (
+        "seed=3", "environment.q.high=2.5", "arrivals.span=null", "policies=[MaxQ, MinCost]",
+        "name='3'", "description=two words", "jobs.n={low: 1, high: 4}",
+    )] == [3, 2.5, None, ["MaxQ", "MinCost"], "3", "two words", {"low": 1, "high": 4}]  # fmt: skip
+    assert parse_override("environment.nodes = 20").path == "environment.nodes"
+
+
+def test_a_set_field_is_the_file_edited_and_seed_and_replications_may_be_set():
+    edited = load_experiment(BASE.replace("n: 3,", "n: 5,").replace("seed: 3", "seed: 8"))
+    changed = with_set(BASE, "request.n=5", "seed=8", "replications=4")
+    assert changed.scenario_hash() == edited.scenario_hash()
+    assert (changed.seed, changed.replications) == (8, 4)
+    assert changed.overrides == ("request.n=5", "seed=8", "replications=4")
+
+
+def test_a_path_into_a_section_the_file_leaves_out_keeps_the_kind_s_defaults_as_a_sweep_does():
+    changed = with_set(FLOW, "environment.nodes=12").scenario
+    swept = load_experiment(FLOW + "sweep:\n  environment.nodes: [12]\n").scenario
+    assert changed == swept
+    assert changed.environment.nodes == 12 and changed.environment.performance.high == 16
+
+
+def test_set_and_sweep_give_the_same_error_for_the_same_value():
+    for path, value in (("request.n", "-1"), ("request.nn", "2"), ("environment.nodes.x", "1"),
+                        ("environment.horizon", "soon")):  # fmt: skip
+        with pytest.raises(ScenarioError) as swept:
+            load_experiment(BASE + f"sweep:\n  {path}: [{value}]\n")
+        with pytest.raises(ScenarioError) as changed:
+            with_set(BASE, f"{path}={value}")
+        tail = str(changed.value).removeprefix(f"--set {path}={value}: ")
+        assert str(swept.value).endswith(f": {tail}"), (str(swept.value), str(changed.value))
+
+
+def test_a_set_path_the_scenario_sweeps_is_refused_whichever_set_names_it():
+    grid = BASE + "sweep:\n  request.n: [2, 3]\n  environment: [{nodes: 8}, {nodes: 9}]\n"
+    for items in (["request.n=4"], ["seed=1", "environment.nodes=12"]):
+        with pytest.raises(ScenarioError, match=r"--set .* is swept by the scenario"):
+            with_set(grid, *items)
+    assert with_set(grid, "request.volume=150").scenario.request.volume == 150
+
+
+def test_a_list_shorthand_set_becomes_the_grid_axis_it_is_in_a_file():
+    static = ROOT / "scenarios" / "coordinated-placement-static.yaml"
+    changed = with_set(static.read_text(), "queue_sizes=[8, 16]")
+    assert changed.axes == ("queue_size",)
+    assert [point.values for point in changed.points] == [{"queue_size": 8}, {"queue_size": 16}]
+
+
+def test_a_path_into_list_elements_sets_one_by_index_or_all_with_a_star():
+    replay = ROOT / "scenarios" / "swf-replay-heterogeneous.yaml"
+    changed = with_set(replay.read_text(), "platform.node_classes.0.price=2.5").scenario
+    assert [c.price for c in changed.platform.node_classes] == [2.5, 2.0]
+    cloud = ROOT / "scenarios" / "cloud-federation-dytss.yaml"
+    failing = with_set(cloud.read_text(), "providers.*.vm_failure_rate_per_h=0.1").scenario
+    assert {p.vm_failure_rate_per_h for p in failing.providers} == {0.1}
+
+
+def test_run_with_set_gives_the_numbers_of_the_edited_file_and_records_it(tmp_path):
+    edited = tmp_path / "edited.yaml"
+    edited.write_text(BASE.replace("n: 3,", "n: 4,"))
+    original = tmp_path / "original.yaml"
+    original.write_text(BASE)
+    assert invoke("run", edited, "-j", 1, "-q", "-o", tmp_path / "a").exit_code == 0
+    result = invoke("run", original, "-j", 1, "-q", "-o", tmp_path / "b", "--set", "request.n=4")
+    assert result.exit_code == 0, result.output
+    tables = [pd.read_parquet(tmp_path / name / "runs") for name in "ab"]
+    pd.testing.assert_frame_equal(*(t.drop(columns="search_time_s") for t in tables))
+    history = json.loads((tmp_path / "b" / "metadata.json").read_text())["history"]
+    assert history[-1]["overrides"] == ["request.n=4"]
+    assert history[-1]["command"].endswith("--set request.n=4")
+    again = invoke("run", original, "-j", 1, "-q", "-o", tmp_path / "b")  # without the --set
+    assert again.exit_code == 2 and "request.n" in again.stderr

@@ -151,7 +151,7 @@ def test_set_overrides_a_scenario_field_and_bad_input_is_one_line():
         (["reproduce"], "name FIGUREs or --all"),
         (["reproduce", "000-table1", "--set", "environment.horizon_start_edge=far"],
          "environment.horizon_start_edge"),
-        (["reproduce", "000-table1", "--set", "oops"], "expected KEY=VALUE"),
+        (["reproduce", "000-table1", "--set", "oops"], "--set oops: expected PATH=VALUE"),
     ):  # fmt: skip
         result = invoke(*args)
         assert result.exit_code == 2

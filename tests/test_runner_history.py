@@ -5,6 +5,7 @@ values in every table row and in the summary, points in the grid's order."""
 
 from __future__ import annotations
 
+import io
 import json
 import multiprocessing
 import re
@@ -108,14 +109,34 @@ def test_the_paired_table_is_written_beside_the_chunks_as_the_run_returns_it(tmp
     assert written["baseline"].unique().tolist() == ["EqualChunks(E=6000)"]
 
 
-def test_the_progress_bar_shows_only_when_asked(scenario, tmp_path, capsys):
+def test_progress_shows_on_a_terminal_or_when_asked_and_as_one_whole_line_in_a_log(
+    scenario, tmp_path, capsys
+):
     model, text = scenario
-    run_experiment(model, text, replications=2, jobs=1, out_dir=tmp_path / "quiet",
-                   progress=False)  # fmt: skip
-    assert capsys.readouterr().err == ""
-    run_experiment(model, text, replications=2, jobs=1, out_dir=tmp_path / "shown")
+    for progress in (False, None):  # None: only on a terminal, and stderr is captured here
+        run_experiment(model, text, replications=2, jobs=1, out_dir=tmp_path / str(progress),
+                       progress=progress)  # fmt: skip
+        assert capsys.readouterr().err == ""
+    run_experiment(model, text, replications=2, jobs=1, out_dir=tmp_path / "shown",
+                   progress=True)  # fmt: skip
     shown = capsys.readouterr().err
-    assert "tiny" in shown and "2/2" in shown and "this process" in shown
+    assert re.fullmatch(r"tiny: 2/2 rep \(100%\) in 00:0\d, ETA 00:00, this process\n", shown)
+
+
+def test_a_log_gets_a_progress_line_per_interval_and_the_last_once():
+    from gridsim.experiments.progress import LOG_INTERVAL_S, LogProgress
+
+    now, log = [0.0], io.StringIO()
+    progress = LogProgress(10, "s", "this process", log, clock=lambda: now[0])
+    for _ in range(10):
+        now[0] += LOG_INTERVAL_S / 4
+        progress.update(1)
+    progress.close()
+    progress.close()
+    lines = log.getvalue().splitlines(keepends=True)
+    assert [line.split(" rep ")[0] for line in lines] == ["s: 4/10", "s: 8/10", "s: 10/10"]
+    assert lines[-1] == "s: 10/10 rep (100%) in 00:25, ETA 00:00, this process\n"
+    assert "\r" not in log.getvalue()
 
 
 def test_a_run_on_local_processes_leaves_none_running(scenario, tmp_path):

@@ -17,6 +17,7 @@ Cost: reading the Parquet files; nothing is recomputed.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,34 @@ class Results:
         scenario = self.metadata[0].get("scenario_resolved", {}) if self.metadata else {}
         return baseline_policy(scenario.get("baseline"), self.policies)
 
+    def summary(self) -> pd.DataFrame:
+        """Per point and policy: ``runs``, ``<metric>_mean`` and ``<metric>_ci95`` (95%
+        Student-t half-width), the table ``gridsim run`` prints and writes to
+        ``summary.csv``; per folder (a ``run`` column) when different experiments were
+        combined. ValueError if they are of several kinds."""
+        from gridsim.experiments.kinds import KINDS
+        from gridsim.experiments.runner import summarise_points
+
+        keys = (["run"] if "run" in self.runs.columns else []) + self.axes
+        return summarise_points(KINDS[self.kind].load(), self.runs, tuple(keys))
+
+    def __repr__(self) -> str:
+        """One line saying what the results hold (a notebook shows this for the object, so
+        not the manifests)."""
+        names = list(dict.fromkeys(str(m.get("scenario")) for m in self.metadata))
+        keys = [column for column in ("run", *self.axes) if column in self.runs.columns]
+        points = len(self.runs.drop_duplicates(keys)) if keys else int(not self.runs.empty)
+        replications = self.runs["replication"].nunique() if "replication" in self.runs else 0
+        tables = {name: len(self.table(name)) for name in (*NAMED_TABLES, *self.extra)
+                  if not self.table(name).empty}  # fmt: skip
+        return (f"Results(kind={_one_or_all(self.kinds)}, name={_one_or_all(names)}, "
+                f"points={points}, policies={self.policies}, replications={replications}, "
+                f"tables={tables})")  # fmt: skip
+
+
+def _one_or_all(values: list[str]) -> str:
+    return repr(values[0]) if len(values) == 1 else repr(values)
+
 
 def load_results(*folders: str | Path) -> Results:
     """Read results folders written by ``gridsim run``.
@@ -131,6 +160,11 @@ def load_results(*folders: str | Path) -> Results:
         tables.pop("paired", None)
     combined = {name: pd.concat(parts, ignore_index=True) for name, parts in tables.items()}
     return _results(combined, metadata)
+
+
+def results_in_memory(tables: Mapping[str, pd.DataFrame], manifest: dict[str, Any]) -> Results:
+    """The results of a run kept in memory (no folder): its tables and its manifest."""
+    return _results(dict(tables), [{**manifest, "folder": None, "run": manifest.get("scenario")}])
 
 
 def load_table(folder: str | Path, name: str) -> pd.DataFrame | None:

@@ -27,9 +27,12 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gridsim.config import ScenarioError, read_yaml
+from gridsim.config import ScenarioError
+
+if TYPE_CHECKING:
+    from gridsim.experiments.overrides import Override
 
 #: Fields that belong to the experiment as a whole, not to a point.
 NOT_SWEEPABLE = {
@@ -83,6 +86,7 @@ class Experiment:
         text: the YAML as given (recorded beside the results).
         axes: swept paths in column order.
         points: the grid's points in order; one point with no values when nothing is swept.
+        overrides: the ``--set PATH=VALUE`` applied to the file, as given.
     """
 
     name: str
@@ -92,6 +96,7 @@ class Experiment:
     text: str
     axes: tuple[str, ...]
     points: tuple[Point, ...]
+    overrides: tuple[str, ...] = ()
 
     @property
     def scenario(self) -> Any:
@@ -128,28 +133,30 @@ def canonical_scenario(scenario: Any) -> dict[str, Any]:
     return json.loads(json.dumps(dumped, sort_keys=True, default=str))
 
 
-def load_experiment(source: Any) -> Experiment:
-    """The experiment of a scenario file (a path or YAML text), every point validated."""
-    from gridsim.experiments.kinds import KINDS, scenario_model
+def load_experiment(source: Any, overrides: tuple[Override, ...] = ()) -> Experiment:
+    """The experiment of a scenario file (a path or YAML text), every point validated;
+    ``overrides`` (``--set``, :mod:`gridsim.experiments.overrides`) are set first."""
+    from gridsim.experiments.kinds import KINDS
+    from gridsim.experiments.overrides import check_not_swept, named_by, read_scenario
 
-    document, text = read_yaml(source)
-    kind = document.get("kind")
-    model = scenario_model(kind)
-    shorthands = getattr(KINDS[kind].load(), "GRID_SHORTHANDS", {})
+    model, document, text = read_scenario(source, overrides)
+    shorthands = getattr(KINDS[document["kind"]].load(), "GRID_SHORTHANDS", {})
     base, axes = parse_grid(document, shorthands)
+    check_not_swept(overrides, (path for axis in axes for path in axis.paths))
     base = _resolved(model, base) if axes else base
     points = []
-    for index, values in enumerate(expand(axes)):
-        point_document = copy.deepcopy(base)
-        for path, value in values.items():
-            if path in shorthands:
-                point_document[shorthands[path]] = [value]
-            else:
-                set_path(point_document, path.split("."), value, where=f"sweep: {path}")
-        scenario = _validate_point(model, point_document, values)
-        points.append(Point(index, values, scenario))
+    with named_by(overrides):
+        for index, values in enumerate(expand(axes)):
+            point_document = copy.deepcopy(base)
+            for path, value in values.items():
+                if path in shorthands:
+                    point_document[shorthands[path]] = [value]
+                else:
+                    set_path(point_document, path.split("."), value, where=f"sweep: {path}")
+            scenario = _validate_point(model, point_document, values)
+            points.append(Point(index, values, scenario))
     _check_distinct(points)
-    return _experiment(points, axes, text)
+    return _experiment(points, axes, text, tuple(override.text for override in overrides))
 
 
 def experiment_of(scenario: Any, text: str) -> Experiment:
@@ -170,7 +177,8 @@ def experiment_of(scenario: Any, text: str) -> Experiment:
     return _experiment(points, axes, text)
 
 
-def _experiment(points: list[Point], axes: Sequence[Axis], text: str) -> Experiment:
+def _experiment(points: list[Point], axes: Sequence[Axis], text: str,
+                overrides: tuple[str, ...] = ()) -> Experiment:  # fmt: skip
     first = points[0].scenario
     return Experiment(
         name=first.name,
@@ -180,6 +188,7 @@ def _experiment(points: list[Point], axes: Sequence[Axis], text: str) -> Experim
         text=text,
         axes=tuple(path for axis in axes for path in axis.paths),
         points=tuple(points),
+        overrides=overrides,
     )
 
 

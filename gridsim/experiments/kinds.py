@@ -11,9 +11,12 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gridsim.config import ScenarioError, read_yaml, validate
+from gridsim.config import ScenarioError, validate
+
+if TYPE_CHECKING:
+    from gridsim.experiments.overrides import Override
 
 
 @dataclass(frozen=True)
@@ -50,18 +53,21 @@ def scenario_model(kind_name: Any) -> Any:
         raise ScenarioError(f"kind: {kind_name!r} is not available in this build") from None
 
 
-def load_scenario(source: Any) -> tuple[Any, str]:
-    """The validated scenario and its YAML text, from a path or YAML text.
+def load_scenario(source: Any, overrides: tuple[Override, ...] = ()) -> tuple[Any, str]:
+    """The validated scenario and its YAML text, from a path or YAML text, with
+    ``overrides`` (:mod:`gridsim.experiments.overrides`) set.
 
     A scenario with a ``sweep:`` or ``zip:`` grid is several scenarios: read it with
     :func:`gridsim.experiments.grid.load_experiment`.
     """
-    document, text = read_yaml(source)
-    model = scenario_model(document.get("kind"))
+    from gridsim.experiments.overrides import named_by, read_scenario
+
+    model, document, text = read_scenario(source, overrides)
     if "sweep" in document or "zip" in document:
-        raise ScenarioError("this scenario is a grid (sweep: or zip:); read it with "
-                            "gridsim.experiments.grid.load_experiment")  # fmt: skip
-    return validate(model, document), text
+        raise ScenarioError("this scenario is a grid (sweep: or zip:), several scenarios: "
+                            "gridsim.validate gives its points, gridsim.run runs them")  # fmt: skip
+    with named_by(overrides):
+        return validate(model, document), text
 
 
 def kind_module(scenario: Any) -> ModuleType:

@@ -34,7 +34,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 import gridsim
 from gridsim.analysis.stats import baseline_policy, paired_comparison
@@ -43,6 +42,7 @@ from gridsim.experiments.cells import Chunk
 from gridsim.experiments.executors import ChunkExecutor, open_executor
 from gridsim.experiments.grid import Experiment, experiment_of
 from gridsim.experiments.kinds import kind_module
+from gridsim.experiments.progress import progress_bar
 from gridsim.experiments.rejections import rejection_rows
 from gridsim.experiments.store import (
     STORE_FORMAT,
@@ -125,7 +125,7 @@ def run_experiment(
     out_dir: Path | None = None,
     overwrite: bool = False,
     command: str | None = None,
-    progress: bool = True,
+    progress: bool | None = None,
     say: Callable[[str], None] | None = None,
 ) -> ExperimentResult:
     """Run the missing cells of an experiment and return its tables.
@@ -139,6 +139,8 @@ def run_experiment(
         cluster: a Dask cluster instead, ``local:N`` or ``tcp://HOST:PORT``.
         out_dir: the results folder (resumed if it holds this experiment); None: in memory.
         overwrite: replace a folder that holds another experiment.
+        progress: show a progress bar; None: only when stderr is a terminal
+            (:mod:`gridsim.experiments.progress`).
         say: receives one-line notes for the user (cells skipped on resume).
 
     Raises:
@@ -188,6 +190,8 @@ def _run(experiment, seed, planned, store, wanted, shard, jobs, cluster, command
         "shard": f"{shard[0]}/{shard[1]}" if shard else None,
         "cells_skipped": skipped,
     }
+    if experiment.overrides:
+        entry["overrides"] = list(experiment.overrides)
     manifest = store.manifest  # a folder's holds its earlier invocations too
     add_planned(manifest, planned)
     manifest.setdefault("history", []).append(entry)
@@ -223,14 +227,13 @@ class _Stopped(Exception):
 
 
 def _dispatch(experiment: Experiment, seed: int, chunks: list[Chunk], store: Any,
-              executor: ChunkExecutor, progress: bool, total: int) -> int:  # fmt: skip
+              executor: ChunkExecutor, progress: bool | None, total: int) -> int:  # fmt: skip
     """Submit chunks (a few per worker at a time), store each as it finishes; the cells run.
 
     Finished chunks are stored in submission order, and every chunk that finished is stored
     before a failure or Ctrl-C stops the run.
     """
-    bar = tqdm(total=total, desc=experiment.name, unit="rep", disable=not progress,
-               postfix=executor.description)  # fmt: skip
+    bar = progress_bar(total, experiment.name, executor.description, progress)
     queue = iter(chunks)
     running: dict[Future, Chunk] = {}
     ran = 0

@@ -28,7 +28,7 @@ def reproduce(
     overrides: Sequence[str] = (),
     jobs: int | None = None,
     out_dir: Path | None = None,
-    progress: bool = True,
+    progress: bool | None = None,
     cache: dict | None = None,
     overwrite: bool = False,
 ) -> tuple[pd.DataFrame, str]:

@@ -15,17 +15,12 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from gridsim.analysis.stats import mean_interval
-from gridsim.config import ScenarioError, ScenarioLoader, read_yaml
-from gridsim.errors import UserError
-from gridsim.experiments.grid import set_path
-from gridsim.experiments.kinds import load_scenario
+from gridsim.config import ScenarioError
 from gridsim.reproduce.catalogue import Figure, Row
 
 NAN = math.nan
@@ -50,42 +45,13 @@ class Tables:
     progress: pd.DataFrame | None
 
 
-def scenario_with_overrides(path: Path, overrides: Sequence[str]) -> tuple[Any, str]:
-    """The scenario at ``path`` with ``KEY.PATH=VALUE`` overrides applied (YAML values;
-    ``providers.*.vm_failure_rate_per_h=0.1`` sets it in every list element). A UserError
-    names the ``--set`` at fault."""
-    document, text = read_yaml(path)
-    for item in overrides:
-        key, separator, value = item.partition("=")
-        if not separator or not key:
-            raise UserError(f"--set {item}", "expected KEY=VALUE, e.g. environment.nodes=32")
-        try:
-            parsed = yaml.load(value, Loader=ScenarioLoader)  # a SafeLoader
-        except yaml.YAMLError:
-            raise UserError(f"--set {item}", "the value is not valid YAML") from None
-        try:
-            set_path(document, key.split("."), parsed, where=key)
-        except ScenarioError as error:
-            raise UserError(f"--set {item}", f"{error} (in {path.name})") from None
-    if not overrides:
-        return load_scenario(text)
-    text = f"# {path.name} with --set {' '.join(overrides)}\n" + yaml.safe_dump(
-        document, sort_keys=False
-    )
-    try:
-        return load_scenario(text)
-    except ScenarioError as error:
-        shown = " ".join(f"--set {item}" for item in overrides)
-        raise UserError(shown, f"{error} (in {path.name})") from None
-
-
 def run_figure_scenario(
     figure: Figure,
     replications: int,
     overrides: Sequence[str] = (),
     jobs: int | None = None,
     out_dir: Path | None = None,
-    progress: bool = True,
+    progress: bool | None = None,
     command: str | None = None,
     overwrite: bool = False,
 ) -> Tables:
@@ -98,14 +64,15 @@ def run_figure_scenario(
     per-job and per-task tables to a temporary folder (2000 job-flow replications hold millions
     of rows); only the tables the rows need are kept.
     """
+    from gridsim.api import experiment_of_source
     from gridsim.experiments.runner import run_experiment
 
-    scenario, text = scenario_with_overrides(figure.scenario_path(), overrides)
+    path = figure.scenario_path()
+    experiment = experiment_of_source(path, overrides, path.name)
     folder = contextlib.nullcontext(out_dir) if out_dir else tempfile.TemporaryDirectory()
     with folder as where:
         result = run_experiment(
-            scenario,
-            text,
+            experiment,
             replications=replications,
             jobs=jobs,
             out_dir=Path(where),
@@ -119,7 +86,7 @@ def run_figure_scenario(
             failure = result.exception or RuntimeError(f"run {result.status}: {result.error}")
             failure.add_note(f"reproducing {figure.id} from {figure.scenario}")
             raise failure
-        runs = derived_columns(scenario.kind, _first(result.tables["runs"], replications))
+        runs = derived_columns(experiment.kind, _first(result.tables["runs"], replications))
         return Tables(runs, _first(result.tables.get("progress"), replications))
 
 

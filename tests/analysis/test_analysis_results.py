@@ -85,3 +85,31 @@ def test_import_gridsim_does_not_import_pandas():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)  # fmt: skip
     assert out.stdout.strip() == "False"
+
+
+def test_the_repr_of_results_is_one_line_of_what_they_hold():
+    results = gridsim.load_results(jobflow_run())
+    assert repr(results) == (
+        "Results(kind='jobflow', name='coordinated-placement-static', points=2, "
+        "policies=['BFstart', 'BFfinish', 'BFshort', 'PAST', 'CoP'], replications=4, "
+        f"tables={{'runs': 40, 'jobs': {len(results.jobs)}, 'tasks': {len(results.tasks)}}})"
+    )
+    combined = gridsim.load_results(jobflow_run(), arrivals_run())
+    assert repr(combined).startswith(
+        "Results(kind='jobflow', name=['coordinated-placement-static', "
+        "'coordinated-placement-arrivals'], points=3, "
+    )
+
+
+def test_summary_is_the_summary_csv_the_run_wrote():
+    folder = jobflow_run()
+    written = pd.read_csv(folder / "summary.csv")
+    summary = gridsim.load_results(folder).summary()
+    pd.testing.assert_frame_equal(summary, written, check_dtype=False, rtol=1e-15)
+    assert list(summary.columns[:3]) == ["queue_size", "policy", "runs"]
+
+
+def test_summary_of_folders_of_two_experiments_is_per_folder():
+    summary = gridsim.load_results(jobflow_run(), arrivals_run()).summary()
+    assert list(summary.columns[:1]) == ["run"]
+    assert summary.groupby("run", sort=False).size().to_dict() == {"jobflow": 10, "arrivals": 5}

@@ -1,0 +1,84 @@
+"""Options several ``gridsim`` commands share, and the examples each command's ``--help`` ends
+with (a test runs every example's options through the command's parser)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import click
+from click.decorators import FC
+
+#: ``--set PATH=VALUE`` (repeatable): a scenario field changed without editing the file.
+set_option = click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="PATH=VALUE",
+    help="Set a scenario field (the dotted paths of sweep:; the value is YAML), e.g. "
+    "--set seed=3 --set environment.nodes=20. Repeatable; recorded in the run history.",
+)
+#: ``--json``: one JSON object on stdout instead of the text (docs/scripting.md).
+json_option = click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON object (docs/scripting.md)."
+)
+#: ``--progress/--no-progress``: the bar is shown only on a terminal unless forced.
+progress_option = click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show the progress (whole lines when stderr is not a terminal) or hide it "
+    "[a bar when stderr is a terminal].",
+)
+
+
+def quiet_option(what: str) -> Callable[[FC], FC]:
+    """``-q/--quiet``, hiding ``what`` (errors are always printed)."""
+    return click.option("--quiet", "-q", is_flag=True, help=f"Print no {what}.")
+
+
+#: Each command's examples, as typed.
+EXAMPLES = {
+    "gridsim": [
+        "gridsim run                                  # the embedded quick-start",
+        "gridsim run scenarios/window-search.yaml -r 300 -j 2 -o results/ws",
+        "gridsim status results/ws",
+        "gridsim report results/ws -o report",
+        'eval "$(_GRIDSIM_COMPLETE=bash_source gridsim)"   # completion in bash',
+    ],
+    "run": [
+        "gridsim run scenarios/window-search.yaml -r 300 -j 2 -o results/ws",
+        "gridsim run scenarios/window-search.yaml --set seed=3 --set request.n=5",
+        "gridsim run S -r 2000 --shard 1/3 -o part1   # one of three machines",
+        "gridsim run S --cluster local:4 --no-progress -o results/s",
+        "gridsim run S -q --json | jq '.summary[0]'",
+        "gridsim run scenarios/swf-replay.yaml --log HPC2N-2002-2.2-cln.swf.gz",
+    ],
+    "validate": [
+        "gridsim validate scenarios/static-queue-over-load.yaml",
+        "gridsim validate S --set environment.nodes=0   # exit 2: the field is named",
+        "gridsim validate S --json | jq .runs",
+    ],
+    "merge": ["gridsim merge part1 part2 part3 -o all"],
+    "status": ["gridsim status results/cp", "gridsim status results/cp --json | jq .cells_missing"],
+    "policies": ["gridsim policies"],
+    "gantt": [
+        "gridsim gantt results/cp --policy CoP --queue-size 50 -o cop.png",
+        "gridsim gantt results/sweep --policy CoP --point 3 --from 0 --to 500 -o cop.svg",
+    ],
+    "report": ["gridsim report results/ws -o report", "gridsim report results/a results/b -o ab"],
+    "export": [
+        "gridsim export results/cp --format swf --policy CoP --queue-size 50 -o cop.swf",
+        "gridsim export results/replay --format batsim --policy easy -o jobs.csv",
+    ],
+    "reproduce": [
+        "gridsim reproduce --list",
+        "gridsim reproduce 002-table2 -r 300 -j 2 -o reproduced",
+        "gridsim reproduce 003-fig1 --quick --set environment.performance_step=0",
+        "gridsim reproduce --all --quick",
+    ],
+}
+
+
+def examples(command: str) -> str:
+    """The ``--help`` epilog of ``command``: its examples, kept as written (click's ``\\b``
+    stops it from rewrapping them)."""
+    return "\b\nExamples:\n" + "\n".join(f"  {line}" for line in EXAMPLES[command])
