@@ -319,23 +319,16 @@ def _resolved(model: Any, document: dict[str, Any]) -> dict[str, Any]:
     into a section the file leaves out then changes that one field, not the section's other
     defaults (a kind's default environment is not a bare ``EnvironmentConfig()``)."""
     from gridsim.config import validate
+    from gridsim.experiments.overrides import plain
 
     try:
-        resolved = _as_document(validate(model, document).model_dump())
+        # plain(): frozen sections (providers, node_classes) dump as tuples, which a path
+        # cannot enter; as lists, their elements can be set
+        resolved = plain(validate(model, document).model_dump())
         validate(model, resolved)
     except ScenarioError:
         return document
     return resolved
-
-
-def _as_document(value: Any) -> Any:
-    """A dumped scenario as its YAML would read: the tuples of frozen sections (``providers``,
-    ``node_classes``) become lists again, whose elements a path can set."""
-    if isinstance(value, dict):
-        return {key: _as_document(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_as_document(item) for item in value]
-    return value
 
 
 def _validate_point(model: Any, document: dict[str, Any], values: dict[str, Any]) -> Any:

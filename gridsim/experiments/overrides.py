@@ -91,8 +91,7 @@ def apply_overrides(model: Any, document: dict[str, Any],
     from gridsim.experiments.grid import _resolved, set_path
 
     grid = {key: document[key] for key in ("sweep", "zip") if key in document}
-    # plain(): the defaults dump list sections as tuples, which the path setter does not enter
-    changed = plain(_resolved(model, {k: v for k, v in document.items() if k not in grid}))
+    changed = _resolved(model, {k: v for k, v in document.items() if k not in grid})
     for override in overrides:
         set_path(changed, override.keys, override.value, where=f"--set {override.text}")
     return {**changed, **grid}
