@@ -1,8 +1,10 @@
 """CI's strict documentation build (``.ci/docs``) fails on a broken reference: planted in a
 copy of the checkout, each is named in the output and the script exits non-zero."""
 
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -42,8 +44,9 @@ def test_the_strict_build_fails_on_each_planted_broken_reference(tmp_path):
     for name, text, _ in PLANTED:
         with (copy / name).open("a") as file:
             file.write(text)
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     result = subprocess.run(["bash", ".ci/docs"], cwd=copy, capture_output=True, text=True,
-                            timeout=600)  # fmt: skip
+                            timeout=600, env={**os.environ, "PATH": path})  # fmt: skip
     assert result.returncode != 0, result.stdout + result.stderr
     for _, _, named in PLANTED:
         assert named in result.stderr, (named, result.stderr)
