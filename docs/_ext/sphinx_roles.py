@@ -44,7 +44,8 @@ def _resolve(obj: griffe.Object, target: str) -> tuple[str, bool]:
     while scope is not None:  # the object, its class, its module, ...
         found = _find(collection, f"{scope.path}.{head}")
         if found is not None:
-            return (f"{found}.{rest}" if rest else found), True
+            path = f"{found}.{rest}" if rest else found
+            return path, _find(collection, path) is not None
         scope = scope.parent
     if _find(collection, target) is not None:
         return target, True
