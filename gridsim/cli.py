@@ -17,6 +17,7 @@ from typing import ClassVar
 
 import click
 
+from gridsim.bundled_scenarios import QUICKSTART, scenario_file
 from gridsim.cli_options import (
     examples,
     json_option,
@@ -28,13 +29,12 @@ from gridsim.config import MAX_REPLICATIONS, ScenarioError
 from gridsim.errors import UserError, end_with, writing
 from gridsim.experiments.kinds import kind_module
 
-QUICKSTART = "quickstart"
-
 
 def _scenario_source(scenario: str | None) -> str | Path:
+    """The quick-start's text, a scenario file, or the bundled scenario of that name."""
     if scenario in (None, QUICKSTART):
         return resources.files("gridsim").joinpath("data/quickstart.yaml").read_text()
-    return Path(scenario)
+    return scenario_file(scenario)
 
 
 def _load(scenario: str | None, log: Path | None = None, overrides: tuple[str, ...] = ()):
@@ -255,7 +255,7 @@ def main(debug: bool) -> None:
 @click.option("--debug", is_flag=True, help="Print the traceback of a failure.")
 def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, overrides, log,
         as_json, progress, quiet, debug) -> None:  # fmt: skip
-    """Run SCENARIO (a YAML file; default: the embedded quick-start) and summarise it.
+    """Run SCENARIO (a YAML file or a bundled scenario's name; default: the quick-start).
 
     A results folder of the same scenario and seed is resumed: only its missing cells run.
     """
@@ -406,6 +406,28 @@ def status(folder, as_json) -> None:
     from gridsim.experiments.folders import describe
 
     click.echo(describe(folder))
+
+
+@main.command(epilog=examples("scenarios"))
+def scenarios() -> None:
+    """List the scenarios shipped with gridsim: name, kind, what it runs."""
+    from gridsim.bundled_scenarios import listing
+
+    rows = listing()
+    name_width, kind_width = (max(len(row[i]) for row in rows) for i in (0, 1))
+    for name, kind, description in rows:
+        click.echo(f"{name.ljust(name_width)}  {kind.ljust(kind_width)}  {description}")
+
+
+@main.command(epilog=examples("init"))
+@click.argument("name")
+@click.argument("folder", required=False, default=".", type=_PathNamed(path_type=Path))
+def init(name, folder) -> None:
+    """Copy the bundled scenario NAME into FOLDER (default: here) to edit and run."""
+    from gridsim.bundled_scenarios import copy_bundled
+
+    path = copy_bundled(name, folder)
+    click.echo(f"wrote {path}; run it with: gridsim run {path}")
 
 
 @main.command(epilog=examples("policies"))

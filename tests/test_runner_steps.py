@@ -170,8 +170,9 @@ def test_a_shard_runs_its_slice_and_the_history_entry_says_so(kind, grid, tmp_pa
     result = run(grid, shard=(2, 3), out_dir=tmp_path, command="gridsim run flow.yaml")
     assert kind.cells() == [(6, 1), (4, 1)]
     [entry] = metadata(tmp_path)["history"]
-    assert sorted(entry) == ["cells_run", "cells_skipped", "command", "error", "executor",
-                             "finished", "replications", "shard", "started", "status"]  # fmt: skip
+    assert sorted(entry) == ["cells_run", "cells_skipped", "command", "dependencies", "error",
+                             "executor", "finished", "replications", "shard", "started",
+                             "status"]  # fmt: skip
     assert entry["command"] == "gridsim run flow.yaml"
     assert (entry["replications"], entry["shard"]) == ("1:2", "2/3")
     assert entry["executor"] == "this process"
@@ -197,14 +198,15 @@ def test_the_folder_records_the_experiment_the_outcome_and_the_tables(kind, grid
     written = metadata(tmp_path)
     assert sorted(written) == sorted([
         "store_format", "scenario", "kind", "seed", "scenario_hash", "gridsim_version",
-        "git_commit", "python", "numpy", "axes", "points", "scenario_text", "scenario_resolved",
+        "git_commit", "dependencies", "axes", "points", "scenario_text", "scenario_resolved",
         "identity", "planned", "history", "done", "status", "error", "command",
         "replications_requested", "replications_completed", "tables", "rejections",
     ])  # fmt: skip
     assert (written["store_format"], written["scenario"]) == (1, "flow")
     assert written["kind"] == "jobflow"
     assert written["seed"] == 5 and written["scenario_hash"] == grid.scenario_hash()
-    assert written["python"] == sys.version.split()[0] and written["numpy"] == np.__version__
+    assert written["dependencies"]["python"] == sys.version.split()[0]
+    assert written["dependencies"]["numpy"] == np.__version__
     assert written["axes"] == ["environment.nodes"]
     assert written["points"] == [{"point": 0, "environment.nodes": 6},
                                  {"point": 1, "environment.nodes": 4}]  # fmt: skip

@@ -223,8 +223,9 @@ def test_status_shows_done_and_missing_cells_per_point(tmp_path, experiment):
                    progress=False)  # fmt: skip
     lines = invoke("status", tmp_path).output.splitlines()
     assert lines[0].startswith(f"{tmp_path}: scenario 'stored' (window_search), seed 4, gridsim ")
-    assert lines[3].split() == ["point", "request.n", "done", "missing"]
-    assert lines[4].split() == ["0", "2", "3", "(1-2,", "5)", "0"]
+    assert lines[1].startswith("versions: python ")
+    assert lines[4].split() == ["point", "request.n", "done", "missing"]
+    assert lines[5].split() == ["0", "2", "3", "(1-2,", "5)", "0"]
     assert "cells: 6 done, complete" in lines
     assert any("gridsim run s.yaml -r 1:3  -> complete, 4 cells run, 0 skipped" in line
                for line in lines)  # fmt: skip

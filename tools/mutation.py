@@ -212,10 +212,12 @@ def scratch_copy(module: str, keep: bool = False) -> Path:
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, check=True,
                            capture_output=True).stdout.decode().split("\0")  # fmt: skip
     for name in filter(None, files):
-        source = ROOT / name
-        if source.is_file():
-            target = folder / name
-            target.parent.mkdir(parents=True, exist_ok=True)
+        source, target = ROOT / name, folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():  # scenarios/ -> gridsim/scenarios stays a link
+            target.unlink(missing_ok=True)
+            target.symlink_to(source.readlink())
+        elif source.is_file():
             shutil.copy2(source, target)
     return folder
 

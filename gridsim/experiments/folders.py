@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gridsim.experiments import cells as cell_sets
+from gridsim.experiments.manifests import format_versions, manifest_versions, version_changes
 from gridsim.experiments.store import (
     MANIFEST,
     FolderStore,
@@ -150,10 +151,12 @@ def describe(folder: Path) -> str:
     done = done_cells(folder)
     planned = planned_cells(manifest)
     policies = manifest.get("scenario_resolved", {}).get("policies") or []
+    latest = manifest_versions(manifest)
     lines = [
         f"{folder}: scenario {manifest['scenario']!r} ({manifest['kind']}), "
         f"seed {manifest['seed']}, gridsim {manifest['gridsim_version']}, "
         f"scenario hash {manifest['scenario_hash'][:12]}",
+        f"versions: {format_versions(latest)}",
         f"policies per cell: {len(policies) or 'see the scenario'}; a cell is one replication "
         "of one point",
         "",
@@ -188,8 +191,10 @@ def describe(folder: Path) -> str:
         if "cells_run" in entry:
             counts = f", {entry['cells_run']} cells run, {entry.get('cells_skipped', 0)} skipped"
         where = f" [{entry['folder']}]" if entry.get("folder") else ""
+        other = version_changes(entry.get("dependencies") or {}, latest)
+        versions = f"; other versions (then -> now): {', '.join(other)}" if other else ""
         lines.append(f"  {entry.get('started', '?')}  {entry.get('command', '?')}  "
-                     f"-> {what}{counts}{where}")  # fmt: skip
+                     f"-> {what}{counts}{where}{versions}")  # fmt: skip
     return "\n".join(lines)
 
 

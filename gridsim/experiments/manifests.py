@@ -11,12 +11,20 @@ Two kinds of check: the types of the fields gridsim reads (:class:`Manifest`), a
 result stores, that the recorded experiment is the one its hash was computed from (the
 ``identity`` hashes to ``scenario_hash``; ``scenario_resolved`` is the identity's first
 point). Folders of the earlier layout (one file per table) need only a known ``kind``.
+
+Also the versions a manifest records (:func:`installed_versions`): the same scenario and seed
+give the same tables bit for bit only with the same Python and dependencies, so every run
+records them, ``gridsim status`` shows them, and a run resumed with others says so.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import platform
+import re
+from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -56,6 +64,7 @@ class Manifest(_Loose):
     identity: dict[str, Any] | None = None
     planned: CellRanges = {}
     done: CellRanges = {}
+    dependencies: dict[StrictStr, StrictStr] = {}
     history: list[dict[str, Any]] = []
     status: StrictStr | None = None
     error: StrictStr | None = None
@@ -146,3 +155,58 @@ def _check_identity(manifest: dict[str, Any], fail) -> None:
     name = (points[0] if points else {}).get("name")
     if name is not None and manifest["scenario"] != name:
         raise fail(f"scenario: {manifest['scenario']!r}, but the experiment is named {name!r}")
+
+
+# ---- versions -----------------------------------------------------------------------------
+
+#: Recorded besides gridsim's own requirements when installed (the ``dev`` extra).
+OPTIONAL_VERSIONS = ("scipy",)
+#: What manifests written before ``dependencies`` recorded, at their top level.
+EARLIER_VERSION_FIELDS = ("python", "numpy")
+
+
+def installed_versions() -> dict[str, str]:
+    """The Python version and the installed version of every requirement of gridsim (and of
+    :data:`OPTIONAL_VERSIONS` present), by distribution name."""
+    try:
+        requirements = metadata.requires("gridsim-sched") or []
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        requirements = []
+    names = [re.split(r"[\s\[<>=!~;]", line, maxsplit=1)[0] for line in requirements
+             if "extra ==" not in line]  # fmt: skip
+    versions = {"python": platform.python_version()}
+    for name in sorted({*names, *OPTIONAL_VERSIONS}, key=str.lower):
+        with contextlib.suppress(metadata.PackageNotFoundError):  # an optional one missing
+            versions[name] = metadata.version(name)
+    return versions
+
+
+def manifest_versions(manifest: dict[str, Any]) -> dict[str, str]:
+    """The versions of a folder's latest run: its ``dependencies``, or for a manifest written
+    before that field, the Python and NumPy versions it recorded."""
+    if manifest.get("dependencies"):
+        return dict(manifest["dependencies"])
+    return {name: str(manifest[name]) for name in EARLIER_VERSION_FIELDS if manifest.get(name)}
+
+
+def version_changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """``name old -> new`` for each package both record at different versions."""
+    return [f"{name} {before[name]} -> {after[name]}" for name in before
+            if name in after and before[name] != after[name]]  # fmt: skip
+
+
+def format_versions(versions: dict[str, str]) -> str:
+    return ", ".join(f"{name} {version}" for name, version in versions.items()) or "not recorded"
+
+
+def resumed_with_other_versions(manifest: dict[str, Any], now: dict[str, str]) -> str | None:
+    """How the versions of a folder's earlier runs (each history entry's, or for a folder
+    written before entries recorded them, its top-level Python and NumPy) differ from
+    ``now``, as ``name old -> new, ...``; None if they do not."""
+    earlier = [entry["dependencies"] for entry in manifest.get("history") or []
+               if entry.get("dependencies")]  # fmt: skip
+    if not earlier:
+        earlier = [{name: str(manifest[name]) for name in EARLIER_VERSION_FIELDS
+                    if manifest.get(name)}]  # fmt: skip
+    changes = dict.fromkeys(c for versions in earlier for c in version_changes(versions, now))
+    return ", ".join(changes) or None

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import platform
 import signal
 import subprocess
 import sys
@@ -42,6 +41,7 @@ from gridsim.experiments.cells import Chunk
 from gridsim.experiments.executors import ChunkExecutor, open_executor
 from gridsim.experiments.grid import Experiment, experiment_of
 from gridsim.experiments.kinds import kind_module
+from gridsim.experiments.manifests import installed_versions, resumed_with_other_versions
 from gridsim.experiments.progress import progress_bar
 from gridsim.experiments.rejections import rejection_rows
 from gridsim.experiments.store import (
@@ -183,12 +183,18 @@ def _run(experiment, seed, planned, store, wanted, shard, jobs, cluster, command
     if skipped and say:
         say(f"{store.path}: {skipped} of {skipped + to_run} cells (point, replication) already "
             f"done, running the {to_run} missing")  # fmt: skip
+    versions = store.manifest["dependencies"]
+    changed = resumed_with_other_versions(store.manifest, versions) if any(done.values()) else None
+    if changed and say:
+        say(f"{store.path}: warning: its cells were computed with other versions ({changed}); "
+            "the cells run now may not match them bit for bit")  # fmt: skip
     entry = {
         "command": command or " ".join(sys.argv),
         "started": now(),
         "replications": f"{wanted.start}:{wanted.stop}",
         "shard": f"{shard[0]}/{shard[1]}" if shard else None,
         "cells_skipped": skipped,
+        "dependencies": versions,
     }
     if experiment.overrides:
         entry["overrides"] = list(experiment.overrides)
@@ -395,8 +401,7 @@ def new_manifest(experiment: Experiment, seed: int) -> dict[str, Any]:
         "scenario_hash": experiment.scenario_hash(),
         "gridsim_version": gridsim.__version__,
         "git_commit": _git_commit(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
+        "dependencies": installed_versions(),
         "axes": list(experiment.axes),
         "points": [{"point": p.index, **p.values} for p in experiment.points],
         "scenario_text": experiment.text,

@@ -15,10 +15,8 @@ from typing import Literal
 import yaml
 from pydantic import Field, model_validator
 
+from gridsim.bundled_scenarios import FOLDER
 from gridsim.config import ScenarioError, Strict, validate
-
-#: Where the scenario files live: ``scenarios/`` of the repository this package sits in.
-SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 
 
 class Replications(Strict):
@@ -86,7 +84,8 @@ class Figure(Strict):
     rows: list[Row] = Field(min_length=1)
 
     def scenario_path(self) -> Path:
-        return SCENARIOS / self.scenario
+        """The figure's scenario among those bundled with gridsim."""
+        return FOLDER / self.scenario
 
 
 class Catalogue(Strict):

@@ -97,8 +97,10 @@ def overlaps(window: Window, nodes: Collection[int], start: float, end: float) -
 class DisruptedBackfilling(ConservativeBackfilling):
     """Conservative backfilling that re-plans around faults (see the module docstring).
 
+    ``nodes``, ``busy``, ``criterion`` and ``priority`` are those of
+    :class:`ConservativeBackfilling`.
+
     Args:
-        nodes, busy, criterion, priority: as :class:`ConservativeBackfilling`.
         resubmit: ``keep_priority`` or ``head`` (how a killed job is planned again).
 
     Attributes:

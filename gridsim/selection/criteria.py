@@ -231,17 +231,15 @@ class WindowCriterion(Criterion):
     takes_cheapest: ClassVar[bool] = True
 
     def value(self, start, runtime):
-        """Value (larger is better) of windows starting at ``start`` lasting ``runtime``.
+        """Value (larger is better) of windows starting at ``start`` lasting ``runtime``: an
+        array of ``start``'s shape. It must be vectorised and pure (no state kept between
+        calls, no change to its arguments): it is called once per batch of candidate steps, in
+        an order that is not the paper's scan. Cost: O(len(start)).
 
         Args:
-            start: window starts (time units), a NumPy array.
-            runtime: the windows' runtimes (time units), an array broadcast against ``start``
-                or a number.
-
-        Returns:
-            An array of ``start``'s shape. It must be vectorised and pure (no state kept
-            between calls, no change to its arguments): it is called once per batch of
-            candidate steps, in an order that is not the paper's scan. Cost: O(len(start)).
+            start (numpy.ndarray): window starts (time units).
+            runtime (numpy.ndarray | float): the windows' runtimes (time units), an array
+                broadcast against ``start`` or a number.
         """
         raise NotImplementedError
 

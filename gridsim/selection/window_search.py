@@ -168,7 +168,8 @@ class VisitingOrder:
     The order is by bound (then faster group, then earlier start); sigmas whose bound is
     ``-inf`` (no affordable window) are left out. Computing every sigma's bound is a large
     part of a search, and a search usually visits a few of a hundred sigmas, so for criteria
-    with cheap ceilings of their bounds (:meth:`SlotCriterion.sigma_bound_ceilings`, never
+    with cheap ceilings of their bounds
+    (:meth:`~gridsim.selection.criteria.SlotCriterion.sigma_bound_ceilings`, never
     below the bound) bounds are computed in blocks, highest ceiling first, only as far as the
     search needs: the first ``k`` sigmas of the order are known once the ``k``-th known bound
     is above every ceiling not yet computed, and the sigmas left are never visited once their
