@@ -60,8 +60,8 @@ EXAMPLES = {
     "merge": ["gridsim merge part1 part2 part3 -o all"],
     "status": ["gridsim status results/cp", "gridsim status results/cp --json | jq .cells_missing"],
     "policies": ["gridsim policies"],
-    "scenarios": ["gridsim scenarios", "gridsim run window-search -r 20"],
-    "init": ["gridsim init window-search my-study", "gridsim run my-study/window-search.yaml"],
+    "scenarios": ["gridsim scenarios"],
+    "init": ["gridsim init window-search my-study", "gridsim init swf-replay"],
     "gantt": [
         "gridsim gantt results/cp --policy CoP --queue-size 50 -o cop.png",
         "gridsim gantt results/sweep --policy CoP --point 3 --from 0 --to 500 -o cop.svg",
