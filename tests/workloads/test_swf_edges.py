@@ -92,7 +92,8 @@ def test_the_report_summary_has_one_line_per_reason(tmp_path):
     report = read_swf(path).report
     assert (report.source, report.lines_read, report.comment_lines) == (str(path), 4, 1)
     assert report.summary().split("\n") == [
-        f"{path}: 4 lines, 3 job lines, 0 malformed skipped, 2 jobs kept, 1 dropped",
+        f"{path}: swf workload, 4 lines, 3 job records, 0 malformed skipped, 2 jobs kept, "
+        "1 dropped",
         "  dropped non_positive_run_time: 1",
         "  repaired estimate_from_run_time: 1",
     ]

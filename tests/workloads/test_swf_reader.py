@@ -13,6 +13,7 @@ import pydantic
 import pytest
 from swf_helpers import DATA, EXCERPTS, job, swf_line, write_log
 
+from gridsim.workloads.records import RECORD_COLUMNS
 from gridsim.workloads.swf import (
     DROP_REASONS,
     SWF_COLUMNS,
@@ -71,10 +72,12 @@ def test_header_falls_back_to_max_nodes_when_max_procs_is_absent():
     assert header.notes == ("a", "b")
 
 
-def test_columns_are_the_18_fields_then_the_derived_ones():
+def test_columns_are_the_18_fields_the_record_fields_then_the_derived_ones():
     jobs = read_swf(KTH).jobs
     assert tuple(jobs.columns[:18]) == SWF_COLUMNS
-    assert list(jobs.columns[18:]) == [
+    assert tuple(jobs.columns[18:27]) == RECORD_COLUMNS
+    assert jobs[list(RECORD_COLUMNS)].isna().all().all()  # an SWF log states none of them
+    assert list(jobs.columns[27:]) == [
         "processors",
         "estimate",
         "duration",
