@@ -298,7 +298,7 @@ def write_batsim(
             job["extra_data"] = extras[i]
         lines.append(json.dumps(job, separators=(", ", ": ")))
     with open(path, "w", encoding="utf-8") as out:
-        out.write('{\n  "nb_res": %d,\n' % machine_processors)
+        out.write(f'{{\n  "nb_res": {int(machine_processors)},\n')
         out.write(f'  "description": {json.dumps(description)},\n  "jobs": [\n    ')
         out.write(",\n    ".join(lines))
         out.write('\n  ],\n  "profiles": {\n    ')

@@ -7,12 +7,11 @@ format names. The readers share one small contract: a function from a path (and 
 keyword options) to :class:`~gridsim.workloads.records.Records`, listed in :data:`READERS`;
 a new format is one module and one line there.
 
-| format | recognised by | reader |
-|---|---|---|
-| ``swf`` | comment (``;``) or number lines | :func:`~gridsim.workloads.swf.read_swf_records` |
-| ``slurm`` | a ``|``-separated header line | :func:`~gridsim.workloads.slurm.read_slurm_records` |
-| ``batsim`` | a JSON object | :func:`~gridsim.workloads.batsim.read_batsim_records` |
-| ``parquet`` | Parquet's magic bytes | :func:`~gridsim.workloads.jobs_table.read_jobs_table_records` |
+* ``swf``, comment (``;``) or number lines: :func:`gridsim.workloads.swf.read_swf_records`;
+* ``slurm``, a ``|``-separated header line: :func:`gridsim.workloads.slurm.read_slurm_records`;
+* ``batsim``, a JSON object: :func:`gridsim.workloads.batsim.read_batsim_records`;
+* ``parquet``, Parquet's magic bytes:
+  :func:`gridsim.workloads.jobs_table.read_jobs_table_records`.
 """
 
 from __future__ import annotations
