@@ -1,8 +1,11 @@
 """Scenario kind ``swf_replay``: a real workload log replayed under FCFS, EASY and
 conservative backfilling.
 
-Consumes a :class:`SwfReplayScenario`: the log (a path, or the bundled KTH-SP2 excerpt), how
-its fields map to jobs (:class:`~gridsim.workloads.swf.SwfMapping`), the machine (the log's
+Consumes a :class:`SwfReplayScenario`: the workload (a log of any format gridsim reads --
+SWF, a Slurm accounting dump, Batsim JSON, a Parquet jobs table, recognised by content -- or
+the bundled KTH-SP2 excerpt, or a flow of a published model, ``workload: {model: lublin}``;
+estimates optionally from the Tsafrir model, ``estimates: {model: tsafrir}``), how its
+fields map to jobs (:class:`~gridsim.workloads.mapping.SwfMapping`), the machine (the log's
 homogeneous machine, or node classes from :mod:`gridsim.workloads.platform`) and the
 schedulers. Produces three tables, each with ``scheduler``, ``policy`` and ``replication``:
 ``runs`` (one row per scheduler: the metrics of :mod:`gridsim.analysis.jobflow_metrics`,
@@ -23,7 +26,8 @@ Which engine runs a replay:
   :mod:`gridsim.scheduling.queue_policies` -- with the resource-selection ``policy`` of the
   registry (BFstart, CoP, ...) choosing every window.
 
-A replay is deterministic: replications repeat it (the seed is not used).
+A replay of a log is deterministic: replications repeat it. A model's flow, and estimates
+drawn from a model, are drawn anew for every replication from its seed.
 """
 
 from __future__ import annotations
@@ -33,11 +37,11 @@ import math
 import stat
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Field, field_validator
+from pydantic import Discriminator, Field, Tag, field_validator
 
 from gridsim.analysis.jobflow_metrics import job_metrics, jobflow_summary, per_user_summary
 from gridsim.analysis.stats import summarise_by
@@ -46,8 +50,13 @@ from gridsim.experiments.rejections import Count
 from gridsim.scheduling.log_schedulers import ALGORITHMS
 from gridsim.selection.criteria import CriterionError, build_criterion
 from gridsim.sim.log_replay import node_intervals, replay_log
+from gridsim.workloads.mapping import DROP_REASONS, SwfMapping, apply_mapping
+from gridsim.workloads.models import LublinModel, TsafrirEstimates, model_records, with_estimates
 from gridsim.workloads.platform import LogPlatform, LogPlatformConfig, log_platform
-from gridsim.workloads.swf import DROP_REASONS, SwfLog, SwfMapping, bundled_swf, read_swf
+from gridsim.workloads.readers import read_records
+from gridsim.workloads.records import WorkloadLog
+from gridsim.workloads.sources import FORMATS
+from gridsim.workloads.swf import bundled_swf
 
 SchedulerName = Literal["fcfs", "easy", "conservative"]
 METRICS = [
@@ -59,7 +68,8 @@ METRICS = [
 DROP_WHY = {
     "unknown_submit_time": "unknown submit time",
     "cancelled_before_start": "cancelled before they started",
-    "non_positive_run_time": "run time zero or negative",
+    "non_positive_run_time": "run time zero, negative or unknown (never started, or still "
+    "running when the log ends)",
     "non_positive_processors": "no processor count",
     "larger_than_machine": "wider than the machine",
 }
@@ -79,11 +89,16 @@ DISPLAY_METRICS = [
 
 
 class WorkloadConfig(Strict):
-    """The log: ``path`` (plain or gzip SWF; none: the bundled KTH-SP2 first 2000 jobs)."""
+    """The log: ``path`` (none: the bundled KTH-SP2 first 2000 jobs) in any format gridsim
+    reads, recognised by content unless ``format`` names it; ``time_zone`` of a Slurm
+    dump's local times; estimates from a model instead of the log's (``estimates``)."""
 
     path: str | None = None
+    format: Literal[FORMATS] | None = None  # type: ignore[valid-type]
+    time_zone: str = "UTC"
     mapping: SwfMapping = SwfMapping()
     max_jobs: int | None = Field(None, ge=1)
+    estimates: TsafrirEstimates | None = None
 
     @field_validator("path")
     @classmethod
@@ -92,8 +107,41 @@ class WorkloadConfig(Strict):
             raise ValueError(_not_a_log(Path(value).expanduser(), value))
         return value
 
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r} (an IANA name such as "
+                             "Europe/Stockholm, or UTC)") from None  # fmt: skip
+        return value
+
     def source(self) -> Path:
         return Path(self.path).expanduser() if self.path else bundled_swf()
+
+
+class ModelWorkloadConfig(LublinModel):
+    """A flow of a published model (:class:`~gridsim.workloads.models.LublinModel`), with
+    the mapping and estimates a log's section has."""
+
+    mapping: SwfMapping = SwfMapping()
+    estimates: TsafrirEstimates | None = None
+
+
+def _workload_kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "[model]" if "model" in value else "[log]"
+    return "[model]" if isinstance(value, LublinModel) else "[log]"
+
+
+#: ``workload:``: a log, or (with ``model:``) a model's flow.
+Workload = Annotated[
+    Annotated[WorkloadConfig, Tag("[log]")] | Annotated[ModelWorkloadConfig, Tag("[model]")],
+    Discriminator(_workload_kind),
+]
 
 
 def _not_a_log(path: Path, given: str) -> str:
@@ -112,7 +160,7 @@ def _not_a_log(path: Path, given: str) -> str:
 
 class SwfReplayScenario(ScenarioBase):
     kind: Literal["swf_replay"]
-    workload: WorkloadConfig = WorkloadConfig()
+    workload: Workload = WorkloadConfig()
     platform: LogPlatformConfig = LogPlatformConfig()
     schedulers: list[SchedulerName] = Field(default=list(ALGORITHMS), min_length=1)
     policy: str | dict[str, Any] = "BFstart"
@@ -137,23 +185,40 @@ class SwfReplayScenario(ScenarioBase):
         return value
 
 
-def load_log(scenario: SwfReplayScenario) -> SwfLog:
-    """The scenario's log, cut to ``max_jobs`` (the first jobs in file order)."""
-    log = read_swf(scenario.workload.source(), scenario.workload.mapping)
-    if scenario.workload.max_jobs is not None:
-        jobs = log.jobs.iloc[: scenario.workload.max_jobs].reset_index(drop=True)
-        log = dataclasses.replace(log, jobs=jobs)
+def load_log(scenario: SwfReplayScenario, seed: np.random.SeedSequence | None = None
+             ) -> WorkloadLog:  # fmt: skip
+    """The scenario's jobs: its log, cut to ``max_jobs`` (the first jobs in file order), or
+    its model's flow drawn from ``seed``; estimates from the estimate model, if named, drawn
+    from ``seed`` too (default: replication 0's)."""
+    workload = scenario.workload
+    rng = np.random.default_rng(seed or np.random.SeedSequence(scenario.seed, spawn_key=(0,)))
+    if isinstance(workload, ModelWorkloadConfig):
+        read = model_records(workload, rng)
+        where = f"{workload.model} model"
+    else:
+        read = read_records(workload.source(), workload.format,
+                            on_malformed=workload.mapping.on_malformed,
+                            time_zone=workload.time_zone)  # fmt: skip
+        if workload.max_jobs is not None:
+            cut = read.records.iloc[: workload.max_jobs].reset_index(drop=True)
+            read = dataclasses.replace(read, records=cut)
+        where = str(workload.source())
+    if workload.estimates is not None:
+        try:
+            read = with_estimates(read, workload.estimates, rng)
+        except ValueError as error:
+            raise ScenarioError(f"workload.estimates: {error}") from None
+    log = apply_mapping(read, workload.mapping)
     if len(log.jobs) == 0:
         report = log.report
         dropped = ", ".join(f"{count} {reason}" for reason, count in report.dropped.items()
                             if count)  # fmt: skip
         why = f", {report.jobs_dropped} dropped: {dropped}" if dropped else ""
-        raise ValueError(f"{scenario.workload.source()}: no job to replay "
-                         f"({report.job_lines} job lines{why})")  # fmt: skip
+        raise ValueError(f"{where}: no job to replay ({report.job_lines} job lines{why})")
     return log
 
 
-def machine_nodes(scenario: SwfReplayScenario, log: SwfLog) -> tuple[int, str]:
+def machine_nodes(scenario: SwfReplayScenario, log: WorkloadLog) -> tuple[int, str]:
     """How many nodes the replay runs on, and the field that says so: the node classes, else
     the log's machine (``workload.mapping.machine_processors``, else its header's MaxProcs
     or MaxNodes). A ScenarioError saying how to give a size when none of them does."""
@@ -162,14 +227,16 @@ def machine_nodes(scenario: SwfReplayScenario, log: SwfLog) -> tuple[int, str]:
         return sum(node_class.count for node_class in classes), "platform.node_classes"
     if scenario.workload.mapping.machine_processors:
         return scenario.workload.mapping.machine_processors, "workload.mapping.machine_processors"
+    if isinstance(scenario.workload, ModelWorkloadConfig):
+        return scenario.workload.machine_processors, "workload.machine_processors"
     source = scenario.workload.source()
     if not log.machine_processors:
         raise ScenarioError(
             f"workload.path: {source} gives no machine size (no positive MaxProcs or MaxNodes "
-            "header line); give it as workload.mapping.machine_processors in the scenario "
+            "header line, no node lists in a Slurm dump); give it as workload.mapping.machine_processors in the scenario "
             "(--set workload.mapping.machine_processors=N) or give platform.node_classes"
         )
-    return log.machine_processors, f"workload.path: MaxProcs of {source.name}"
+    return log.machine_processors, f"workload.path: the machine size of {source.name}"
 
 
 def _progress_bar(scenario: SwfReplayScenario, jobs: pd.DataFrame, label: str):
@@ -186,7 +253,7 @@ def _progress_bar(scenario: SwfReplayScenario, jobs: pd.DataFrame, label: str):
 
 
 def replay_homogeneous(
-    scenario: SwfReplayScenario, log: SwfLog, platform: LogPlatform, scheduler: SchedulerName
+    scenario: SwfReplayScenario, log: WorkloadLog, platform: LogPlatform, scheduler: SchedulerName
 ) -> pd.DataFrame:
     """One replay with the processor-count schedulers; returns the jobs table."""
     jobs = log.jobs
@@ -221,7 +288,7 @@ def replay_homogeneous(
 
 
 def replay_node_level(
-    scenario: SwfReplayScenario, log: SwfLog, platform: LogPlatform, scheduler: SchedulerName
+    scenario: SwfReplayScenario, log: WorkloadLog, platform: LogPlatform, scheduler: SchedulerName
 ) -> pd.DataFrame:
     """One replay on nodes that differ, every window chosen by the scenario's policy (SimPy).
 
@@ -330,7 +397,7 @@ def run_replication(
     scenario: SwfReplayScenario, replication: int, seed: np.random.SeedSequence
 ) -> dict[str, pd.DataFrame]:
     """Every scheduler on the log: the whole data flow, top to bottom."""
-    log = load_log(scenario)
+    log = load_log(scenario, seed)
     machine_nodes(scenario, log)  # a ScenarioError, not a bug, when the log gives no size
     platform = log_platform(log.machine_processors, scenario.platform)
     homogeneous = len(set(zip(platform.performance, platform.price, strict=True))) == 1
@@ -365,7 +432,7 @@ def run_replication(
     }
 
 
-def read_counts(log: SwfLog) -> dict[str, int]:
+def read_counts(log: WorkloadLog) -> dict[str, int]:
     """What reading the log left out: job lines, malformed lines skipped, jobs dropped per
     reason (runs table columns, counted under the summary)."""
     report = log.report
