@@ -242,8 +242,9 @@ def expected_load(parameters: LublinParameters) -> float:
                                  TOO_MUCH_ARRIVE_TIME)  # fmt: skip
         rates.append(1.0 / (gap * parameters.arrival_scale))
         sizes, probabilities = size_distribution(values, parameters.machine_processors)
-        work.append(sum(probability * size * (_mean_run_time(values, size) - 0.5)
-                        for size, probability in zip(sizes, probabilities, strict=True)))  # fmt: skip
+        pairs = zip(sizes, probabilities, strict=True)
+        work.append(sum(chance * size * (_mean_run_time(values, size) - 0.5)
+                        for size, chance in pairs))  # fmt: skip
     offered = sum(rate * w for rate, w in zip(rates, work, strict=True))
     return offered / parameters.machine_processors
 

@@ -36,6 +36,7 @@ it in a replay, as the reference truncates such run times). Cost: O(jobs log job
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -70,7 +71,7 @@ _TAIL_OFFSETS = (0, 30, -30, 20, -20, 10, -10)
 
 def bin_count(jobs: int) -> int:
     """How many distinct estimates ``jobs`` jobs use (step 1)."""
-    for (x0, y0), (x1, y1) in zip(BIN_COUNT, BIN_COUNT[1:], strict=False):
+    for (x0, y0), (x1, y1) in itertools.pairwise(BIN_COUNT):
         if jobs <= x1:
             return y0 + round((jobs - x0) * (y1 - y0) / (x1 - x0))
     return BIN_COUNT[-1][1]
