@@ -234,7 +234,8 @@ def machine_nodes(scenario: SwfReplayScenario, log: WorkloadLog) -> tuple[int, s
         raise ScenarioError(
             f"workload.path: {source} gives no machine size (no positive MaxProcs or MaxNodes "
             "header line, no node lists in a Slurm dump); give it as "
-            "workload.mapping.machine_processors=N) or give platform.node_classes"
+            "workload.mapping.machine_processors in the scenario "
+            "(--set workload.mapping.machine_processors=N) or give platform.node_classes"
         )
     return log.machine_processors, f"workload.path: the machine size of {source.name}"
 
