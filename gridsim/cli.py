@@ -681,3 +681,14 @@ def reproduce(figure, list_figures, all_figures, quick, replications, overrides,
             click.echo(text + "\n")
     except ScenarioError as error:
         raise UserError("gridsim reproduce", str(error)) from None
+
+
+def _add_workload_commands() -> None:
+    """``gridsim convert`` and ``gridsim workload`` (their code: :mod:`gridsim.cli_workload`)."""
+    from gridsim.cli_workload import convert, workload
+
+    main.add_command(convert)
+    main.add_command(workload)
+
+
+_add_workload_commands()

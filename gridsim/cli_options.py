@@ -51,6 +51,7 @@ EXAMPLES = {
         "gridsim run S --cluster local:4 --no-progress -o results/s",
         "gridsim run S -q --json | jq '.summary[0]'",
         "gridsim run swf-replay --log HPC2N-2002-2.2-cln.swf.gz",
+        "gridsim run swf-replay --log sacct.txt --set workload.mapping.machine_processors=512",
     ],
     "validate": [
         "gridsim validate static-queue-over-load",
@@ -70,6 +71,18 @@ EXAMPLES = {
     "export": [
         "gridsim export results/cp --format swf --policy CoP --queue-size 50 -o cop.swf",
         "gridsim export results/replay --format batsim --policy easy -o jobs.csv",
+    ],
+    "convert": [
+        "gridsim convert HPC2N-2002-2.2-cln.swf.gz hpc2n.json",
+        "gridsim convert sacct.txt cluster.swf --machine-processors 2048",
+        "gridsim convert hpc2n.json hpc2n.parquet",
+    ],
+    "workload": [
+        "gridsim workload describe sacct.txt -o cluster-page",
+        "gridsim workload describe hpc2n.json --json | jq .offered_load",
+        "gridsim workload generate lublin -n 10000 --machine-processors 256 "
+        "--job-classes typeless -o lublin256.swf",
+        "gridsim workload generate lublin -n 5000 --load 0.8 --estimates tsafrir -o flow.json",
     ],
     "reproduce": [
         "gridsim reproduce --list",

@@ -296,9 +296,11 @@ def test_every_command_s_help_ends_with_examples_its_parser_accepts():
             if args[0] != "gridsim":  # the shell completion line
                 continue
             assert name == "gridsim" or args[1] == name, line
-            run = main.commands[args[1]] if args[1:] else main
-            parser = run.make_parser(click.Context(run, info_name=args[1] if args[1:] else None))
-            _, extra, _ = parser.parse_args(args[2:])
+            run, rest = (main.commands[args[1]], args[2:]) if args[1:] else (main, [])
+            if isinstance(run, click.Group):  # a command of a group: its own parser
+                run, rest = run.commands[rest[0]], rest[1:]
+            parser = run.make_parser(click.Context(run, info_name=run.name))
+            _, extra, _ = parser.parse_args(rest)
             assert extra == [], line
 
 

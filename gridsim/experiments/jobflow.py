@@ -13,7 +13,13 @@ Arrival models: ``static`` (the whole queue at time 0), ``uniform`` (``U[0, span
 makespan of the reference policy on the same instance with a static queue -- our reading of
 [TY20, Table 3] "arrivals over half of the makespan of the first experiment" -- and
 ``poisson``: a Poisson process at a ``rate`` or at the rate that offers a target
-``utilisation`` of the environment (:func:`poisson_rate`; docs/jobflow.md).
+``utilisation`` of the environment (:func:`poisson_rate`; docs/jobflow.md); ``workload``: the
+arrival times of the workload model.
+
+Job source: ``jobs`` draws sizes and volumes uniformly [TY20]; ``workload: {model: lublin,
+...}`` draws them from the Lublin-Feitelson model instead (:mod:`gridsim.workloads.lublin`):
+sizes, and volumes = run time x ``reference_performance`` (the performance of the nodes the
+model's run times are taken on), with the arrival times ``arrivals: {model: workload}`` uses.
 
 Faults (``faults:``, :mod:`gridsim.faults`, off by default) are drawn once per instance from
 their own seed, a child of the instance's, and every policy meets them; the reference run of
@@ -43,6 +49,8 @@ from gridsim.selection.criteria import CriterionError, PolicySpecs, build_criter
 from gridsim.sim.engine import Instance, simulate
 from gridsim.sim.fault_engine import simulate_with_faults
 from gridsim.workloads.environment import generate_environment
+from gridsim.workloads.lublin import lublin_jobs
+from gridsim.workloads.models import LublinModel
 
 METRICS = [*RUN_METRICS, "finish_advantage_pct", "sim_time_s"]
 #: What a run can fail to do, counted under the summary (:mod:`gridsim.experiments.rejections`).
@@ -94,7 +102,9 @@ class ArrivalsConfig(Strict):
             environment's processing capacity the arriving work asks for (above 1: overload).
     """
 
-    model: Literal["static", "uniform", "list", "static_makespan_fraction", "poisson"] = "static"
+    model: Literal[
+        "static", "uniform", "list", "static_makespan_fraction", "poisson", "workload"
+    ] = "static"
     span: float | None = Field(None, gt=0)
     times: list[float] | None = None
     fraction: float = Field(0.5, gt=0)
@@ -114,6 +124,21 @@ class ArrivalsConfig(Strict):
             raise ValueError("model list needs times")
         if self.times and min(self.times) < 0:
             raise ValueError("arrival times must be >= 0")
+        return self
+
+
+class JobFlowWorkload(LublinModel):
+    """``workload: {model: lublin, ...}``: jobs from the Lublin-Feitelson model (module
+    docstring); ``jobs`` is not read (the queue size says how many), and
+    ``reference_performance`` turns the model's run times (s) into volumes."""
+
+    jobs: int = Field(1, ge=1)  # the queue sizes say how many
+    reference_performance: float = Field(1.0, gt=0)
+
+    @model_validator(mode="after")
+    def _no_job_count(self) -> JobFlowWorkload:
+        if "jobs" in self.model_fields_set:
+            raise ValueError("jobs: a job flow draws as many jobs as its queue_sizes say")
         return self
 
 
@@ -137,6 +162,7 @@ class JobFlowScenario(ScenarioBase):
     baseline: str | None = None
     slowdown_threshold: float = Field(10.0, gt=0)
     faults: FaultsConfig = FaultsConfig()
+    workload: JobFlowWorkload | None = None
 
     @field_validator("environment")
     @classmethod
@@ -166,6 +192,13 @@ class JobFlowScenario(ScenarioBase):
         except CriterionError as error:
             raise ValueError(f"arrivals.reference_policy: {error}") from None
         self.faults.check_nodes(self.environment.nodes)
+        if self.arrivals.model == "workload" and self.workload is None:
+            raise ValueError("arrivals: model workload takes the arrival times of a workload "
+                             "model; give workload: {model: lublin, ...}")  # fmt: skip
+        if self.workload is not None and self.workload.machine_processors > self.environment.nodes:
+            raise ValueError(f"workload.machine_processors: {self.workload.machine_processors} "
+                             f"processors, more than the environment's {self.environment.nodes} "
+                             "nodes (the model draws jobs up to its machine's size)")  # fmt: skip
         if self.faults.enabled and self.scheduler != "conservative":
             raise ValueError(
                 f"scheduler {self.scheduler!r} does not take faults: only conservative "
@@ -180,16 +213,24 @@ class JobFlowScenario(ScenarioBase):
 def generate_instance(
     scenario: JobFlowScenario, queue_size: int, rng: np.random.Generator
 ) -> tuple[Instance, np.ndarray]:
-    """Nodes, local load and ``queue_size`` jobs with static arrivals, plus U[0,1) arrival
-    draws (scaled by the arrival model). Draw order is fixed: environment, n, volume,
-    runtime factor, arrival draws.
+    """Nodes, local load and ``queue_size`` jobs with static arrivals, plus arrival draws:
+    U[0,1) draws scaled by the arrival model, or a workload model's arrival times. Draw
+    order is fixed: environment, n, volume (or the workload model's jobs), runtime factor,
+    arrival draws.
     """
     environment = generate_environment(scenario.environment.spec(), rng)
     spec = scenario.jobs
-    sizes = rng.integers(spec.n[0], spec.n[1] + 1, size=queue_size)
-    volumes = rng.uniform(*spec.volume.as_tuple(), size=queue_size)
+    if scenario.workload is None:
+        sizes = rng.integers(spec.n[0], spec.n[1] + 1, size=queue_size)
+        volumes = rng.uniform(*spec.volume.as_tuple(), size=queue_size)
+    else:
+        flow = lublin_jobs(rng, queue_size, scenario.workload.parameters())
+        sizes = flow["processors"].to_numpy()
+        volumes = flow["run_time"].to_numpy() * scenario.workload.reference_performance
     factors = rng.uniform(*spec.runtime_factor.as_tuple(), size=queue_size)
     draws = rng.uniform(0.0, 1.0, size=queue_size)
+    if scenario.arrivals.model == "workload":
+        draws = flow["submit_time"].to_numpy(np.float64)
     jobs = tuple(
         Job(i, 0.0, int(sizes[i]), float(volumes[i]), spec.budget, spec.min_performance,
             float(factors[i]))
@@ -205,6 +246,8 @@ def with_arrivals(scenario: JobFlowScenario, instance: Instance, draws: np.ndarr
         return instance
     if arrivals.model == "list":
         times = np.asarray(arrivals.times[: len(instance.jobs)], dtype=float)
+    elif arrivals.model == "workload":  # the model's own arrival times, from its time 0
+        times = draws - draws.min()
     elif arrivals.model == "uniform":
         times = draws * arrivals.span
     elif arrivals.model == "poisson":  # exponential gaps by inversion of the same draws

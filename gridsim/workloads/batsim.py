@@ -43,7 +43,7 @@ from gridsim.workloads.sources import open_text
 DELAY_TYPES = ("delay", "DelayProfile")
 #: Record fields a job's own Batsim fields hold; every other known one goes in extra_data.
 _OWN_FIELDS = ("job_id", "submit_time", "run_time", "requested_time")
-_EXTRA_FIELDS = tuple(name for name, _ in SWF_FIELDS if name not in _OWN_FIELDS) + tuple(
+EXTRA_FIELDS = tuple(name for name, _ in SWF_FIELDS if name not in _OWN_FIELDS) + tuple(
     name for name, _, _ in RECORD_FIELDS
 )
 
@@ -223,8 +223,8 @@ def _extra_fields(texts: list[Any]) -> dict[str, list[Any]]:
     except json.JSONDecodeError:
         decoded = [_decoded(text) for text in objects]
     decoded = [data if isinstance(data, dict) else {} for data in decoded]
-    present = set().union(*decoded).intersection(_EXTRA_FIELDS)
-    return {name: [data.get(name) for data in decoded] for name in _EXTRA_FIELDS
+    present = set().union(*decoded).intersection(EXTRA_FIELDS)
+    return {name: [data.get(name) for data in decoded] for name in EXTRA_FIELDS
             if name in present}  # fmt: skip
 
 
@@ -311,7 +311,7 @@ def write_batsim(
 def _extra_texts(records: pd.DataFrame) -> list[str]:
     """Per job, the known values of the fields Batsim has no place for, as JSON text."""
     known = {}
-    for name in _EXTRA_FIELDS:
+    for name in EXTRA_FIELDS:
         column = records[name]
         if column.notna().any():
             known[name] = column
