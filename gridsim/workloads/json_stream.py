@@ -92,7 +92,7 @@ class JsonStream:
             self.position += 1
             return
         while True:
-            if self.peek() != '"':
+            if self.peek() != '"':  # also moves to the name's first character: its line
                 raise self.fail("expected a member name in double quotes")
             line = self.line()
             key = self.value()
@@ -109,6 +109,7 @@ class JsonStream:
             self.position += 1
             return
         while True:
+            self.peek()  # the element's first character: its line
             yield self.line()
             if self.expect(",]", "',' or ']' after an array element") == "]":
                 return

@@ -33,6 +33,8 @@ held whole, nor as Python strings.
 
 from __future__ import annotations
 
+import io
+import re
 from pathlib import Path
 
 import numpy as np
@@ -73,9 +75,9 @@ def read_slurm_records(path: str | Path, time_zone: str = "UTC") -> Records:
     ``time_zone`` (an IANA name; epoch times need none)."""
     source = str(path)
     with open_bytes(Path(path)) as stream, gzip_errors(source):
-        header, header_line = _header(stream, source)
+        header, header_line, rest = _header(stream, source)
         dump = _Dump(source, header, header_line)
-        for batch in dump.batches(stream):
+        for batch in dump.batches(rest):
             dump.read(batch, time_zone)
     jobs = pd.concat(dump.parts, ignore_index=True) if dump.parts else _empty(header)
     jobs, components = _fold_heterogeneous(jobs)
@@ -83,17 +85,25 @@ def read_slurm_records(path: str | Path, time_zone: str = "UTC") -> Records:
                     components)  # fmt: skip
 
 
-def _header(stream, source: str) -> tuple[list[str], int]:
-    """The canonical column names of the first non-blank line, and its line number."""
-    number = 0
+def _header(stream, source: str) -> tuple[list[str], int, io.BufferedReader]:
+    """The canonical column names of the first non-blank line, its line number, and the rest
+    of the stream (line ends may be LF, CRLF or CR alone)."""
+    data = b""
     while True:
-        number += 1
-        line = stream.readline()
-        if not line:
-            raise WorkloadFormatError(source, None, "empty: no sacct header line (JobID|...)")
-        text = line.decode("utf-8", errors="replace").lstrip("\ufeff").strip()
-        if text:
+        chunk = stream.read(1 << 16)
+        data += chunk
+        text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
+        lines = re.split(r"\r\n|\r|\n", text)
+        filled = [i for i, line in enumerate(lines[:-1]) if line.strip()]
+        if filled or not chunk:
             break
+    if not filled and not lines[-1].strip():
+        raise WorkloadFormatError(source, None, "empty: no sacct header line (JobID|...)")
+    number = filled[0] + 1 if filled else len(lines)
+    text = lines[number - 1].strip()
+    ends = list(re.finditer(rb"\r\n|\r|\n", data))
+    rest = data[ends[number - 1].end() :] if len(ends) >= number else b""
+    remaining = io.BufferedReader(_Prefixed(rest, stream), buffer_size=1 << 16)
     canonical = {name.lower(): name for name in COLUMNS}
     names = [canonical.get(name.strip().lower(), name.strip()) for name in text.split("|")]
     repeated = sorted({name for name in names if names.count(name) > 1 and name})
@@ -106,7 +116,27 @@ def _header(stream, source: str) -> tuple[list[str], int]:
                 source, number, f"missing column {given} ({need}); dump with sacct "
                 f"--parsable2 --format {SACCT_FORMAT} (docs/workloads.md)",
             )  # fmt: skip
-    return names, number
+    return names, number, remaining
+
+
+class _Prefixed(io.RawIOBase):
+    """``prefix`` and then the rest of ``stream``, as one stream."""
+
+    def __init__(self, prefix: bytes, stream) -> None:
+        self.prefix, self.stream = prefix, stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self.prefix:
+            count = min(len(buffer), len(self.prefix))
+            buffer[:count] = self.prefix[:count]
+            self.prefix = self.prefix[count:]
+            return count
+        data = self.stream.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
 
 
 class _Dump:
@@ -350,17 +380,27 @@ def _fold_heterogeneous(jobs: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """Components ``123+k`` folded into one job ``123`` (module docstring); how many
     components were folded into another."""
     if not jobs["source_job_id"].str.contains("+", regex=False).any():
-        return jobs, 0
+        return jobs.assign(mixed_nodes=False), 0
     component = jobs["source_job_id"].str.extract(r"^(.+)\+\d+$", expand=False)
     is_component = component.notna().to_numpy()
     parts = jobs[is_component].assign(source_job_id=component[is_component])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shapes = pd.DataFrame({"job": parts["source_job_id"],
+                               "cores": parts["allocated"] / parts["nodes"],
+                               "memory": parts["memory_mib"] / parts["requested_nodes"],
+                               "gpus": parts["gpus"] / parts["nodes"]})  # fmt: skip
+    # components whose nodes differ (4 cores on one, 32 on another) have no one per-node
+    # value: the folded job's per-node fields stay unknown
+    mixed = shapes.groupby("job", sort=False).nunique(dropna=False).max(axis=1) > 1
     totals = ["allocated", "requested", "nodes", "requested_nodes", "gpus", "memory_mib"]
     folded = parts.groupby("source_job_id", sort=False).agg(
         {**{name: "first" for name in parts.columns if name != "source_job_id"},
          "submit": "min", "start": "min", "end": "max", "elapsed": "max", "limit": "max",
          "exit_status": "max", **{name: lambda s: s.sum(min_count=1) for name in totals}},
     ).reset_index()  # fmt: skip
-    merged = pd.concat([jobs[~is_component], folded[jobs.columns]], ignore_index=True)
+    folded["mixed_nodes"] = mixed.reindex(folded["source_job_id"]).to_numpy()
+    merged = pd.concat([jobs[~is_component].assign(mixed_nodes=False),
+                        folded[[*jobs.columns, "mixed_nodes"]]], ignore_index=True)  # fmt: skip
     return merged, int(is_component.sum()) - len(folded)
 
 
@@ -377,12 +417,13 @@ def _records(jobs: pd.DataFrame, node_lists: set[str], source: str, time_zone: s
                         np.where(finished, jobs["elapsed"].to_numpy(), np.nan))  # fmt: skip
     nodes = _either(jobs["nodes"].to_numpy(), jobs["requested_nodes"].to_numpy())
     processors = np.where(jobs["allocated"] > 0, jobs["allocated"], jobs["requested"])
-    cores = _per_node(processors, nodes)
-    memory_per_node = _either(
+    uniform = ~jobs["mixed_nodes"].to_numpy(bool)  # a heterogeneous job's nodes differ
+    cores = np.where(uniform, _per_node(processors, nodes), np.nan)
+    memory_per_node = np.where(uniform, _either(
         _per_node(jobs["memory_mib"].to_numpy(), _either(jobs["requested_nodes"], nodes), False),
         np.where(jobs["memory_request_per_cpu"], jobs["memory_request_mib"] * cores,
                  jobs["memory_request_mib"]),
-    )  # fmt: skip
+    ), np.nan)  # fmt: skip
     users, _ = pd.factorize(jobs["user"])
     groups, _ = pd.factorize(jobs["group"])
     partitions, partition_names = pd.factorize(jobs["partition"])
@@ -403,7 +444,7 @@ def _records(jobs: pd.DataFrame, node_lists: set[str], source: str, time_zone: s
         "nodes": nodes,
         "cores_per_node": cores,
         "requested_memory_per_node_mb": memory_per_node,
-        "gpus_per_node": _per_node(jobs["gpus"].to_numpy(), nodes),
+        "gpus_per_node": np.where(uniform, _per_node(jobs["gpus"].to_numpy(), nodes), np.nan),
         "user": jobs["user"].to_numpy(object),
         "group": jobs["group"].to_numpy(object),
         "partition": jobs["partition"].to_numpy(object),
