@@ -23,7 +23,8 @@ tells what each is and why the paper's tables themselves are not cited by number
   ``TOO_MUCH_ARRIVE_TIME``), becomes ``gap / 1800`` points, and the points are spent
   bucket by bucket at each bucket's weight: a quiet bucket costs few points and is crossed
   fast, a busy one holds arrivals close together. The next job is the class whose next
-  arrival comes first; arrival times are whole seconds, as the reference keeps them.
+  arrival comes first; arrival times are whole seconds, as the reference keeps them (but
+  without the reference's clock drift, unless ``arrival_clock="reference"``).
 
 Knobs [LF03, and the reference's comments]: the machine size moves ``high`` (log2 of the
 largest job) and ``median`` by log2(size / 128), keeping the distances the parameters were
@@ -112,12 +113,18 @@ class LublinParameters:
             the "Lublin-256" flows of reinforcement-learning schedulers use these on 256).
         arrival_scale: every gap is multiplied by it (above 1: a lighter load).
         start_hour: the hour of the day the flow starts at (the reference's START, 0).
+        arrival_clock: "exact" keeps the arrival clock exact and gives each arrival time in
+            whole seconds (rounded down), so arrivals follow the fitted daily cycle;
+            "reference" adds each gap to a whole-second clock, dropping the gap's fraction
+            every time as the reference's ``unsigned long`` does: its clock falls behind the
+            daily cycle by half a second a job on average (docs/model.md).
     """
 
     machine_processors: int = REFERENCE_MACHINE
     job_classes: Literal["batch_and_interactive", "typeless"] = "batch_and_interactive"
     arrival_scale: float = 1.0
     start_hour: int = 0
+    arrival_clock: Literal["exact", "reference"] = "exact"
 
     def classes(self) -> dict[int, ClassParameters]:
         """Queue number -> the class's parameters, sizes moved to the machine."""
@@ -202,8 +209,8 @@ def _arrivals(rng: np.random.Generator, count: int, p: ClassParameters,
     shape = p.arrival_shape * p.rush_to_all
     logs = _truncated_gammas(rng, count, shape, p.arrival_scale, TOO_MUCH_ARRIVE_TIME)
     bucket = parameters.start_hour * BUCKETS // 24
-    points = remainder = 0.0
-    now = 0
+    points = remainder = clock = 0.0
+    reference = parameters.arrival_clock == "reference"
     times = np.empty(count)
     for k, value in enumerate(logs.tolist()):
         points += math.exp(value) * parameters.arrival_scale / SECONDS_IN_BUCKET
@@ -215,8 +222,8 @@ def _arrivals(rng: np.random.Generator, count: int, p: ClassParameters,
         new_remainder = points / weights[bucket]
         gap += SECONDS_IN_BUCKET * (new_remainder - remainder)
         remainder = new_remainder
-        now = math.floor(now + gap)  # whole seconds, as the reference's unsigned long
-        times[k] = now
+        clock = math.floor(clock + gap) if reference else clock + gap
+        times[k] = math.floor(clock)
     return times
 
 

@@ -167,12 +167,14 @@ def estimate_distribution(
         percent.update(zip(shuffled_times.tolist(), shuffled_sizes.tolist(), strict=True))
     times = np.array(sorted(percent))
     counts = np.array([max(1, round(percent[t] * jobs / 100)) for t in times])
-    return times, _even_out(counts, jobs)
+    fixed = len(times) - 1 if largest_share is not None else None  # the user's: kept
+    return times, _even_out(counts, jobs, fixed)
 
 
-def _even_out(counts: np.ndarray, jobs: int) -> np.ndarray:
-    """Counts changed to sum to ``jobs``: the difference spread over the largest bins,
-    proportionally, then one by one (the reference's ``adjust_njobs``)."""
+def _even_out(counts: np.ndarray, jobs: int, fixed: int | None = None) -> np.ndarray:
+    """Counts changed to sum to ``jobs``: the difference spread over the largest bins (but
+    ``fixed``, the user's), proportionally, then one by one (the reference's
+    ``adjust_njobs``)."""
     counts = counts.copy()
     difference = jobs - int(counts.sum())
     for attempt in ("proportional", "one", "to_one", "to_zero"):
@@ -180,9 +182,10 @@ def _even_out(counts: np.ndarray, jobs: int) -> np.ndarray:
             break
         sign = 1 if difference > 0 else -1
         left = abs(difference)
-        fraction = left / counts.sum()
+        adjustable = counts.sum() - (counts[fixed] if fixed is not None else 0)
+        fraction = left / max(adjustable, 1)
         for index in np.argsort(-counts, kind="stable"):
-            if counts[index] == 0 or left == 0:
+            if counts[index] == 0 or left == 0 or index == fixed:
                 continue
             change = {"proportional": math.ceil(fraction * counts[index]), "one": 1,
                       "to_one": counts[index] - 1, "to_zero": counts[index]}[attempt]  # fmt: skip
