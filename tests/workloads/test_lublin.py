@@ -12,7 +12,7 @@ import pytest
 from scipy import integrate, special, stats
 
 from gridsim.workloads import lublin
-from gridsim.workloads.gamma import gamma_cdf, regularized_lower_gamma, truncated_exp_mean
+from gridsim.workloads.gamma import regularized_lower_gamma, truncated_exp_mean
 from gridsim.workloads.lublin import (
     BATCH,
     INTERACTIVE,
@@ -39,7 +39,8 @@ def test_the_regularised_incomplete_gamma_agrees_with_scipy(a, x):
 def test_the_truncated_mean_of_exp_agrees_with_numerical_integration():
     for shape, scale, most in ((10.46, 0.4871, 13.0), (4.2, 0.94, 12.0), (312.0, 0.03, 12.0)):
         density = stats.gamma(shape, scale=scale)
-        integral, _ = integrate.quad(lambda x: math.exp(x) * density.pdf(x), 0, most, limit=400)
+        integral, _ = integrate.quad(lambda x, d=density: math.exp(x) * d.pdf(x), 0, most,
+                                     limit=400)  # fmt: skip
         assert truncated_exp_mean(shape, scale, most) == pytest.approx(
             integral / density.cdf(most), rel=1e-7)  # fmt: skip
 
