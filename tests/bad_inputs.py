@@ -109,7 +109,7 @@ class Case:
 
     ``removed``: files or folders of the results folders removed before the case's files are
     written; ``file_size_limit``: bytes, the command then runs in a process of its own under
-    that limit (``ulimit -f``)."""
+    that limit (``ulimit -f``); ``absent``: files the command must not have written."""
 
     group: str
     what: str
@@ -120,6 +120,7 @@ class Case:
     changes: tuple[tuple[str, Change], ...] = ()
     removed: tuple[str, ...] = ()
     file_size_limit: int | None = None
+    absent: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -148,6 +149,57 @@ def swf_log(what: str, log: str | bytes, names: str, name: str = "log.swf") -> C
 
 def option(what: str, names: str, *args: str, files: dict[str, str | bytes] | None = None) -> Case:
     return Case("command line", what, args, names, files or {})
+
+
+SACCT_HEADER = "JobID|Submit|Start|End|Timelimit|State|AllocCPUS|AllocTRES\n"
+SACCT_JOBS = [
+    "10|2024-03-04T08:00:00|2024-03-04T08:00:05|2024-03-04T09:00:05|02:00:00|COMPLETED|4|"
+    "cpu=4,mem=8G,node=1\n",
+    "11|2024-03-04T08:10:00|2024-03-04T08:20:00|2024-03-04T08:50:00|01:00:00|COMPLETED|8|"
+    "cpu=8,mem=16G,node=1\n",
+]
+SACCT_REPLAY = SWF_REPLAY.replace("log.swf}", "log.txt, mapping: {machine_processors: 16}}")
+
+
+def slurm_dump(what: str, dump: str, names: str, scenario: str = SACCT_REPLAY) -> Case:
+    """A replay of the sacct dump ``log.txt`` (the good dump's second job edited)."""
+    return Case("Slurm dump", what, ("run", "s.yaml", "-q", "-j", "1"), names,
+                {"s.yaml": scenario, "log.txt": dump})  # fmt: skip
+
+
+def sacct_with(old: str, new: str) -> str:
+    assert old in SACCT_JOBS[1], old
+    return SACCT_HEADER + SACCT_JOBS[0] + SACCT_JOBS[1].replace(old, new)
+
+
+BATSIM_WORKLOAD = {
+    "nb_res": 8,
+    "jobs": [{"id": 1, "subtime": 0, "walltime": 100, "res": 2, "profile": "p"},
+             {"id": 2, "subtime": 5, "walltime": 100, "res": 4, "profile": "p"}],
+    "profiles": {"p": {"type": "delay", "delay": 60}},
+}  # fmt: skip
+
+
+def batsim_workload(what: str, edit: Callable[[Any], Any], names: str) -> Case:
+    """A replay of the Batsim workload ``log.json`` (the good one edited), one job a line."""
+    document = json.loads(json.dumps(BATSIM_WORKLOAD))
+    edit(document)
+    text = json.dumps(document, indent=1) if isinstance(document, dict) else json.dumps(document)
+    return Case(
+        "Batsim workload",
+        what,
+        ("run", "s.yaml", "-q", "-j", "1"),
+        names,
+        {"s.yaml": SWF_REPLAY.replace("log.swf", "log.json"), "log.json": text},
+    )
+
+
+def workload_command(what: str, names: str, *args: str, files: dict[str, str] | None = None,
+                     absent: tuple[str, ...] = ()) -> Case:  # fmt: skip
+    return Case("workload commands", what, args, names, files or {}, absent=absent)
+
+
+LUBLIN_REPLAY = SWF_REPLAY.replace("{path: log.swf}", "{model: lublin, jobs: 50}")
 
 
 def cut_short(data: bytes) -> bytes:
@@ -345,6 +397,69 @@ CASES: list[Case] = [
     swf_log("an xz log", lzma.compress(GOOD_LOG.encode()), "log.swf.xz: compressed with xz",
             name="log.swf.xz"),
     swf_log("a binary file", bytes(range(256)) * 4, "log.swf: a binary file"),
+    # Slurm accounting dumps (sacct --parsable2), read before running.
+    slurm_dump("a dump without the State column", SACCT_HEADER.replace("State|", "") + "".join(
+        line.replace("COMPLETED|", "") for line in SACCT_JOBS), "log.txt, line 1: missing "
+        "column State"),
+    slurm_dump("a submit time that is no time", sacct_with("2024-03-04T08:10:00", "yesterday"),
+               "log.txt, line 3: Submit is not a time"),
+    slurm_dump("a time limit of no known form", sacct_with("|01:00:00|", "|1 hour|"),
+               "log.txt, line 3: Timelimit is not a duration"),
+    slurm_dump("a TRES list that is not one", sacct_with("cpu=8,mem=16G", "cpu=8,mem=lots"),
+               "log.txt, line 3: AllocTRES is not a TRES list"),
+    slurm_dump("a line with a field too many", sacct_with("|8|", "|8|8|"),
+               "log.txt, line 3: expected 8 fields (the header's), found 9"),
+    slurm_dump("only the header line", SACCT_HEADER, "log.txt: no job to replay"),
+    slurm_dump("no machine size in the dump or the scenario", "".join([SACCT_HEADER, *SACCT_JOBS]),
+               "log.txt gives no machine size", scenario=SWF_REPLAY.replace("log.swf", "log.txt")),
+    slurm_dump("an unknown time zone", "".join([SACCT_HEADER, *SACCT_JOBS]),
+               "workload.time_zone", scenario=SACCT_REPLAY.replace("path:", "time_zone: Mars/Base, "
+                                                                   "path:")),
+    # Batsim JSON workloads, read before running.
+    batsim_workload("a job without res", lambda d: d["jobs"][1].pop("res"),
+                    "log.json, line 11: a job without res"),
+    batsim_workload("a job of a parallel profile", lambda d: d["profiles"]["p"].update(
+        type="parallel_homogeneous"), "profile 'p' is of type 'parallel_homogeneous'"),
+    batsim_workload("a profile no job names", lambda d: d["jobs"][0].update(profile="q"),
+                    "log.json, line 4: profile 'q' is not among the workload's profiles"),
+    batsim_workload("nb_res zero", lambda d: d.update(nb_res=0),
+                    "log.json, line 2: nb_res should be a positive integer"),
+    Case("Batsim workload", "a truncated file", ("run", "s.yaml", "-q", "-j", "1"),
+         "log.json, line 14: the file ends inside a JSON value",
+         {"s.yaml": SWF_REPLAY.replace("log.swf", "log.json"),
+          "log.json": json.dumps(BATSIM_WORKLOAD, indent=1)[:150]}),
+    # Workload commands and model sections.
+    workload_command("convert to a name of no format", "the name says no output format", "convert",
+                     "log.swf", "out.csv", files={"log.swf": GOOD_LOG}, absent=("out.csv",)),
+    workload_command("convert to Batsim without a machine size", "no machine size, which Batsim's "
+                     "nb_res needs", "convert", "log.swf", "out.json",
+                     files={"log.swf": "".join(JOB_LINES)}, absent=("out.json",)),
+    workload_command("convert a dump with a bad line", "log.txt, line 3: Submit is not a time",
+                     "convert", "log.txt", "out.parquet",
+                     files={"log.txt": sacct_with("2024-03-04T08:10:00", "noon")},
+                     absent=("out.parquet",)),
+    workload_command("describe a file that is no workload", "not a workload format gridsim "
+                     "recognises", "workload", "describe", "notes.txt",
+                     files={"notes.txt": "Dear admin,\nthe log you asked for.\n"}),
+    workload_command("generate a load of zero", "--load", "workload", "generate", "lublin",
+                     "--load", "0", "-o", "flow.swf", absent=("flow.swf",)),
+    workload_command("generate into a folder", "--out results: is a folder", "workload",
+                     "generate", "lublin", "-o", "results"),
+    scenario("workload commands", "a model's flow of no jobs",
+             LUBLIN_REPLAY.replace("jobs: 50", "jobs: 0"), "workload.jobs"),
+    scenario("workload commands", "a model's flow with a path",
+             LUBLIN_REPLAY.replace("jobs: 50", "jobs: 50, path: log.swf"), "workload.path"),
+    scenario("workload commands", "estimates the model cannot give",
+             SWF_REPLAY.replace("{path: log.swf}", "{path: log.swf, estimates: {model: tsafrir, "
+                                "largest_estimate: 3600}}"), "workload.estimates: the model's "
+             "estimates cannot cover", files={"log.swf": LOG_HEADER + "".join(
+                 f"{i} {i} -1 3000 1 -1 -1 1 3600 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                 for i in range(1, 40))}),
+    job_flow("arrivals of a workload model without one", "queue_sizes:",
+             "arrivals: {model: workload}\nqueue_sizes:", "arrivals"),
+    job_flow("a workload model's machine larger than the environment", "queue_sizes:",
+             "workload: {model: lublin, machine_processors: 128}\nqueue_sizes:",
+             "workload.machine_processors"),
     # Command-line options.
     option("an unknown command", "rn", "rn"),
     option("a misspelt option", "--seeds", "run", "--seeds", "3"),

@@ -25,7 +25,8 @@ def test_the_battery_covers_every_kind_the_command_line_and_logs():
     groups = Counter(case.group for case in CASES)
     assert len(CASES) >= 50
     for group in ("scenario file", "window_search", "jobflow", "batch", "cloud", "swf_replay",
-                  "SWF log", "command line"):  # fmt: skip
+                  "SWF log", "Slurm dump", "Batsim workload", "workload commands",
+                  "command line"):  # fmt: skip
         assert groups[group] >= 3, group
     assert len({case.id for case in CASES}) == len(CASES)
 
@@ -42,5 +43,6 @@ def test_a_bad_input_is_one_line_naming_it_and_changes_no_results(case, results,
     assert lines[0].startswith("gridsim: error: "), lines[0]
     assert case.names in lines[0], lines[0]
     assert checksums(tmp_path / "results") == before
+    assert not [name for name in case.absent if (tmp_path / name).exists()]
     assert not [path for path in tmp_path.rglob(".*") if ".tmp-" in path.name]
     assert as_code(lines[0]) in ERRORS_PAGE.read_text(), "run python tools/render_errors_doc.py"

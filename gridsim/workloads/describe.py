@@ -129,7 +129,7 @@ def _arrival_cycles(log: WorkloadLog, submit: np.ndarray,
         zone, zone_name = ZoneInfo("UTC"), "UTC"
     moments = pd.to_datetime(origin + submit, unit="s", utc=True).tz_convert(zone)
     hours = np.bincount(moments.hour.to_numpy(), minlength=24)
-    weekdays = np.bincount(moments.dayofweek.to_numpy(), minlength=7)
+    weekdays = np.bincount(moments.day_of_week.to_numpy(), minlength=7)
     start = datetime.fromtimestamp(origin, tz=UTC).astimezone(zone)
     return hours.tolist(), weekdays.tolist(), f"{zone_name} (log starts {start:%Y-%m-%d %H:%M})"
 

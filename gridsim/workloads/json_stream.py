@@ -78,6 +78,9 @@ class JsonStream:
             except json.JSONDecodeError as error:
                 if self._fill():  # perhaps cut off by the buffer's end: read on
                     continue
+                if not self.buffer[error.pos :].strip():
+                    raise self.fail("the file ends inside a JSON value (cut short?)",
+                                    error.pos) from None  # fmt: skip
                 raise self.fail(f"not valid JSON: {error.msg}", error.pos) from None
             if end == len(self.buffer) and not self.at_end and self._fill():
                 continue  # a number may go on past the buffer

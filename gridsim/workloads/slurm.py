@@ -164,6 +164,8 @@ class _Dump:
             pacsv.ConvertOptions(column_types=dict.fromkeys(used, pa.string()),
                                  include_columns=used, strings_can_be_null=False),
         )  # fmt: skip
+        if not stream.peek(1):  # the header alone: no job line
+            return
         try:
             reader = pacsv.open_csv(stream, *options)
             for batch in reader:

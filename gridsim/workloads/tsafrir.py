@@ -103,7 +103,9 @@ def head_sizes(count: int, largest_share: float | None) -> list[float]:
 
 
 def popularity_ranks(rng: np.random.Generator, count: int) -> list[int]:
-    """The popularity rank of each head estimate by time rank (step 4; row 0 the largest)."""
+    """The popularity rank of each head estimate by time rank (step 4; row 0 the largest).
+    A head of fewer than 20 values (a largest estimate of a few hours) takes only ranks up
+    to its size (the reference would index past its sizes there)."""
     bound: dict[int, int] = {}  # rank -> the last time rank it holds in any trace
     for row in range(TOP - 1, -1, -1):
         for rank in TIME_RANK_TO_POPULARITY[row]:
@@ -111,14 +113,16 @@ def popularity_ranks(rng: np.random.Generator, count: int) -> list[int]:
     chosen: list[int] = []
     pool: list[int] = []
     for row in range(count):
-        pool += [r for r in TIME_RANK_TO_POPULARITY[row] if r not in chosen]
+        pool += [r for r in TIME_RANK_TO_POPULARITY[row] if r not in chosen and r <= count]
         rng.shuffle(pool)  # the reference shuffles the pool at every row
         if row == 0:
             rank = 1
         else:
-            due = [r for r in range(1, TOP + 1) if bound[r] <= row and r not in chosen]
+            due = [r for r in range(1, count + 1) if bound[r] <= row and r not in chosen]
             if due:
                 rank = due[0]
+            elif not pool:  # a short head: the smallest rank not taken
+                rank = min(set(range(1, count + 1)) - set(chosen))
             else:
                 picks = rng.integers(0, len(pool), 2)
                 rank = min(pool[int(picks[0])], pool[int(picks[1])])
