@@ -12,9 +12,11 @@ without ``--extra-data``); a synthetic ``sacct --parsable2`` dump of ``--sacct-l
 ISO times) and its jobs written as SWF. Each reading runs in a process of its own
 (``read_records``), contenders interleaved (SWF, other, SWF, other...), ``--repeat`` times;
 the figures are medians of the processes' CPU time (user + system) and their maximum
-resident set size, and the ratio is the other reader's CPU time per job over the SWF
-reader's on the same jobs (target: at most 2). A process that imports the readers and reads
-nothing gives the memory every process starts with.
+resident set size (Linux's ``VmHWM``), and the ratio is the other reader's CPU time per job
+over the SWF reader's on the same jobs (target: at most 2). Times run from the reading
+call's start to its end (the interpreter's start and the imports, the same for every reader,
+are left out); the resident set is printed as the process's peak and as it was before
+reading.
 """
 
 from __future__ import annotations
@@ -34,10 +36,17 @@ import numpy as np
 from gridsim.workloads.slurm import SACCT_FORMAT
 
 READ = """
-import sys, json
+import json, sys, time
 from gridsim.workloads.readers import read_records
-read = read_records(sys.argv[1]) if sys.argv[1] != "-" else None
-print(json.dumps({"jobs": 0 if read is None else len(read.records)}))
+def memory(key):  # MB, from the process's own counters (fresh since exec)
+    with open("/proc/self/status") as status:
+        return next(int(l.split()[1]) for l in status if l.startswith(key)) / 1024
+imported = memory("VmRSS:")
+began = time.process_time()
+read = read_records(sys.argv[1])
+cpu = time.process_time() - began
+print(json.dumps({"jobs": len(read.records), "cpu": cpu, "rss_mb": memory("VmHWM:"),
+                  "imported_mb": imported}))
 """
 COLUMNS = "|".join(SACCT_FORMAT.split(","))
 
@@ -88,17 +97,12 @@ def synthetic_sacct(path: Path, lines: int, seed: int = 1) -> Path:
 
 
 def measure(path: str) -> dict:
-    """CPU seconds, maximum resident set (MB) and jobs of reading ``path`` in a new process
-    (its own resource usage, from ``wait4``)."""
-    child = subprocess.Popen([sys.executable, "-c", READ, path], stdout=subprocess.PIPE,
-                             text=True)  # fmt: skip
-    output = child.stdout.read() if child.stdout else ""
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        raise RuntimeError(f"reading {path} failed")
-    return {"cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024,
-            "jobs": json.loads(output)["jobs"]}  # fmt: skip
+    """The processor time of reading ``path`` in a new process (from the call's start to its
+    end: interpreter start and imports left out), its maximum resident set and its resident
+    set before reading (MB, the process's own peak: ``VmHWM`` of Linux)."""
+    done = subprocess.run([sys.executable, "-c", READ, path], capture_output=True, text=True,
+                          check=True)  # fmt: skip
+    return json.loads(done.stdout)
 
 
 def compare(label: str, other: str, swf: str, repeat: int) -> None:
@@ -111,8 +115,9 @@ def compare(label: str, other: str, swf: str, repeat: int) -> None:
     jobs = {k: v[0]["jobs"] for k, v in runs.items()}
     per_job = {k: cpu[k] / max(jobs[k], 1) * 1e6 for k in cpu}
     print(f"{label}: {jobs['other']} jobs ({os.path.getsize(other) / 1e6:.1f} MB)")
+    imported = statistics.median(r["imported_mb"] for v in runs.values() for r in v)
     print(f"  reader : CPU {cpu['other']:.2f} s ({per_job['other']:.2f} us/job), max RSS "
-          f"{rss['other']:.0f} MB")  # fmt: skip
+          f"{rss['other']:.0f} MB ({imported:.0f} MB after the imports)")  # fmt: skip
     print(f"  SWF    : CPU {cpu['swf']:.2f} s ({per_job['swf']:.2f} us/job), max RSS "
           f"{rss['swf']:.0f} MB  ({jobs['swf']} jobs)")  # fmt: skip
     print(f"  ratio per job: {per_job['other'] / per_job['swf']:.2f}  (target <= 2)")
@@ -145,8 +150,6 @@ def main() -> None:
         synthetic_sacct(dump, args.sacct_lines)
         read = read_records(dump)
         write_swf(read.records, work / "sacct-jobs.swf", header=read.header)
-    empty = measure("-")
-    print(f"a process that imports the readers and reads nothing: max RSS {empty['rss_mb']:.0f} MB")
     compare("HPC2N as Batsim JSON", str(plain), str(hpc2n), args.repeat)
     compare("HPC2N as Batsim JSON with extra_data", str(extra), str(hpc2n), args.repeat)
     with open(dump) as text:

@@ -32,31 +32,25 @@ drawn from a model, are drawn anew for every replication from its seed.
 
 from __future__ import annotations
 
-import dataclasses
 import math
-import stat
 import time
-from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Discriminator, Field, Tag, field_validator
+from pydantic import Field, field_validator
 
 from gridsim.analysis.jobflow_metrics import job_metrics, jobflow_summary, per_user_summary
 from gridsim.analysis.stats import summarise_by
-from gridsim.config import ScenarioBase, ScenarioError, Strict
+from gridsim.config import ScenarioBase, ScenarioError
 from gridsim.experiments.rejections import Count
 from gridsim.scheduling.log_schedulers import ALGORITHMS
 from gridsim.selection.criteria import CriterionError, build_criterion
 from gridsim.sim.log_replay import node_intervals, replay_log
-from gridsim.workloads.mapping import DROP_REASONS, SwfMapping, apply_mapping
-from gridsim.workloads.models import LublinModel, TsafrirEstimates, model_records, with_estimates
+from gridsim.workloads.config import ModelWorkloadConfig, Workload, WorkloadConfig, workload_records
+from gridsim.workloads.mapping import DROP_REASONS, apply_mapping
 from gridsim.workloads.platform import LogPlatform, LogPlatformConfig, log_platform
-from gridsim.workloads.readers import read_records
 from gridsim.workloads.records import WorkloadLog
-from gridsim.workloads.sources import FORMATS
-from gridsim.workloads.swf import bundled_swf
 
 SchedulerName = Literal["fcfs", "easy", "conservative"]
 METRICS = [
@@ -88,76 +82,6 @@ DISPLAY_METRICS = [
 ]  # fmt: skip
 
 
-class WorkloadConfig(Strict):
-    """The log: ``path`` (none: the bundled KTH-SP2 first 2000 jobs) in any format gridsim
-    reads, recognised by content unless ``format`` names it; ``time_zone`` of a Slurm
-    dump's local times; estimates from a model instead of the log's (``estimates``)."""
-
-    path: str | None = None
-    format: Literal[FORMATS] | None = None  # type: ignore[valid-type]
-    time_zone: str = "UTC"
-    mapping: SwfMapping = SwfMapping()
-    max_jobs: int | None = Field(None, ge=1)
-    estimates: TsafrirEstimates | None = None
-
-    @field_validator("path")
-    @classmethod
-    def _exists(cls, value: str | None) -> str | None:
-        if value is not None and not Path(value).expanduser().is_file():
-            raise ValueError(_not_a_log(Path(value).expanduser(), value))
-        return value
-
-    @field_validator("time_zone")
-    @classmethod
-    def _known_zone(cls, value: str) -> str:
-        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"unknown time zone {value!r} (an IANA name such as "
-                             "Europe/Stockholm, or UTC)") from None  # fmt: skip
-        return value
-
-    def source(self) -> Path:
-        return Path(self.path).expanduser() if self.path else bundled_swf()
-
-
-class ModelWorkloadConfig(LublinModel):
-    """A flow of a published model (:class:`~gridsim.workloads.models.LublinModel`), with
-    the mapping and estimates a log's section has."""
-
-    mapping: SwfMapping = SwfMapping()
-    estimates: TsafrirEstimates | None = None
-
-
-def _workload_kind(value: Any) -> str:
-    if isinstance(value, dict):
-        return "[model]" if "model" in value else "[log]"
-    return "[model]" if isinstance(value, LublinModel) else "[log]"
-
-
-#: ``workload:``: a log, or (with ``model:``) a model's flow.
-Workload = Annotated[
-    Annotated[WorkloadConfig, Tag("[log]")] | Annotated[ModelWorkloadConfig, Tag("[model]")],
-    Discriminator(_workload_kind),
-]
-
-
-def _not_a_log(path: Path, given: str) -> str:
-    """Why ``path``, which is not a regular file, cannot be read as a log (a device or a FIFO
-    would never end, or block, before the first job)."""
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return f"no such log file: {given}"
-    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-             (stat.S_ISSOCK, "a socket"))  # fmt: skip
-    what = next((name for test, name in kinds if test(mode)), "a special file")
-    return f"{given} is {what}, not a log file"
-
-
 class SwfReplayScenario(ScenarioBase):
     kind: Literal["swf_replay"]
     workload: Workload = WorkloadConfig()
@@ -187,34 +111,18 @@ class SwfReplayScenario(ScenarioBase):
 
 def load_log(scenario: SwfReplayScenario, seed: np.random.SeedSequence | None = None
              ) -> WorkloadLog:  # fmt: skip
-    """The scenario's jobs: its log, cut to ``max_jobs`` (the first jobs in file order), or
-    its model's flow drawn from ``seed``; estimates from the estimate model, if named, drawn
-    from ``seed`` too (default: replication 0's)."""
+    """The scenario's jobs (:func:`~gridsim.workloads.config.workload_records`) under its
+    mapping; a model's flow and estimates are drawn from ``seed`` (default: replication
+    0's)."""
     workload = scenario.workload
     rng = np.random.default_rng(seed or np.random.SeedSequence(scenario.seed, spawn_key=(0,)))
-    if isinstance(workload, ModelWorkloadConfig):
-        read = model_records(workload, rng)
-        where = f"{workload.model} model"
-    else:
-        read = read_records(workload.source(), workload.format,
-                            on_malformed=workload.mapping.on_malformed,
-                            time_zone=workload.time_zone)  # fmt: skip
-        if workload.max_jobs is not None:
-            cut = read.records.iloc[: workload.max_jobs].reset_index(drop=True)
-            read = dataclasses.replace(read, records=cut)
-        where = str(workload.source())
-    if workload.estimates is not None:
-        try:
-            read = with_estimates(read, workload.estimates, rng)
-        except ValueError as error:
-            raise ScenarioError(f"workload.estimates: {error}") from None
-    log = apply_mapping(read, workload.mapping)
+    log = apply_mapping(workload_records(workload, rng), workload.mapping)
     if len(log.jobs) == 0:
         report = log.report
         dropped = ", ".join(f"{count} {reason}" for reason, count in report.dropped.items()
                             if count)  # fmt: skip
         why = f", {report.jobs_dropped} dropped: {dropped}" if dropped else ""
-        raise ValueError(f"{where}: no job to replay ({report.job_lines} job lines{why})")
+        raise ValueError(f"{report.source}: no job to replay ({report.job_lines} job lines{why})")
     return log
 
 
