@@ -9,7 +9,8 @@ Inputs, prepared once (not timed): HPC2N's whole log converted to Batsim JSON, a
 defines it and with every other field in ``extra_data`` (``gridsim convert``, with and
 without ``--extra-data``); a synthetic ``sacct --parsable2`` dump of ``--sacct-lines`` lines
 (each job a line and its ``batch`` and ``extern`` steps, the columns docs/workloads.md lists,
-ISO times) and its jobs written as SWF. Each reading runs in a process of its own
+ISO times), another of as many lines without steps (``sacct -X``: a job a line), and their
+jobs written as SWF. Each reading runs in a process of its own
 (``read_records``), contenders interleaved (SWF, other, SWF, other...), ``--repeat`` times;
 the figures are medians of the processes' CPU time (user + system) and their maximum
 resident set size (Linux's ``VmHWM``), and the ratio is the other reader's CPU time per job
@@ -58,11 +59,12 @@ def _duration(seconds: int) -> str:
     return (f"{days}-" if days else "") + f"{hours:02d}:{minutes:02d}:{seconds:02d}"
 
 
-def synthetic_sacct(path: Path, lines: int, seed: int = 1) -> Path:
+def synthetic_sacct(path: Path, lines: int, seed: int = 1, steps: bool = True) -> Path:
     """A sacct dump of about ``lines`` lines: jobs of 1-8 nodes of 32 cores on 800 nodes,
-    each followed by its batch and extern steps."""
+    each followed by its batch and extern steps (without ``steps``: as ``sacct -X`` prints
+    them, the jobs alone)."""
     rng = np.random.default_rng(seed)
-    jobs = lines // 3
+    jobs = lines // 3 if steps else lines
     start0 = dt.datetime(2024, 1, 1)
     submit = np.cumsum(rng.exponential(30, jobs))
     wait = rng.exponential(600, jobs).astype(int)
@@ -145,17 +147,20 @@ def main() -> None:
     if not plain.exists():
         convert(hpc2n, plain)
         convert(hpc2n, extra, extra_data=True)
-    dump = work / "sacct.txt"
-    if not dump.exists():
-        synthetic_sacct(dump, args.sacct_lines)
-        read = read_records(dump)
-        write_swf(read.records, work / "sacct-jobs.swf", header=read.header)
+    dumps = {"sacct.txt": True, "sacct-allocations.txt": False}
+    for name, steps in dumps.items():
+        if not (work / name).exists():
+            synthetic_sacct(work / name, args.sacct_lines, steps=steps)
+            read = read_records(work / name)
+            write_swf(read.records, work / f"{name}.swf", header=read.header)
     compare("HPC2N as Batsim JSON", str(plain), str(hpc2n), args.repeat)
     compare("HPC2N as Batsim JSON with extra_data", str(extra), str(hpc2n), args.repeat)
-    with open(dump) as text:
-        lines = sum(1 for _ in text)
-    compare(f"synthetic sacct dump, {lines} lines", str(dump), str(work / "sacct-jobs.swf"),
-            args.repeat)  # fmt: skip
+    for name, steps in dumps.items():
+        with open(work / name) as text:
+            lines = sum(1 for _ in text)
+        what = "jobs and their batch and extern steps" if steps else "jobs alone (sacct -X)"
+        compare(f"synthetic sacct dump, {lines} lines, {what}", str(work / name),
+                str(work / f"{name}.swf"), args.repeat)  # fmt: skip
     print(f"load average {os.getloadavg()[0]:.1f}")
 
 

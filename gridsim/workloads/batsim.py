@@ -122,7 +122,7 @@ def read_batsim_records(path: str | Path) -> Records:
     from gridsim.workloads.swf import SwfHeader
 
     source = str(path)
-    jobs: list[dict[str, Any]] = []
+    jobs = _Jobs(_JobLines(Path(path)), source)
     profiles = _Profiles(Path(path))
     nb_res = None
     with open_text(Path(path)) as stream:
@@ -132,7 +132,7 @@ def read_batsim_records(path: str | Path) -> Records:
         for key, line in reader.members():
             if key == "jobs":
                 for batch in reader.batches():
-                    jobs += batch
+                    jobs.add(batch)
             elif key == "profiles":
                 profiles.read(reader, line)
             elif key == "nb_res":
@@ -144,53 +144,77 @@ def read_batsim_records(path: str | Path) -> Records:
                 reader.value()  # description, command, date...: not read
         reader.end()
         lines_read = reader.line(len(reader.buffer))
-    records = _records(jobs, _JobLines(Path(path)), profiles, source)
+    records = jobs.records(profiles)
     header = SwfHeader((("MaxProcs", str(nb_res)),) if nb_res is not None else ())
     return Records(records=records, header=header, source=source, format="batsim",
                    lines_read=lines_read)  # fmt: skip
 
 
-def _records(jobs: list[Any], lines: _JobLines, profiles: _Profiles, source: str) -> pd.DataFrame:
-    """The records of the decoded jobs, checked field by field."""
-    for index, job in enumerate(jobs):
-        if type(job) is not dict:
-            raise WorkloadFormatError(source, lines[index], "a job should be a JSON object")
-    columns = {name: _field(jobs, lines, name, source) for name in ("id", "subtime", "res",
-                                                                    "profile")}  # fmt: skip
-    columns["walltime"] = [job.get("walltime", -1) for job in jobs]
-    for name, form in (("subtime", "a time >= 0 (s)"), ("res", "a positive integer"),
-                       ("walltime", "a number of seconds (-1: none)")):  # fmt: skip
-        _check_numbers(columns[name], lines, source, name, form)
-    delays = _delays(columns["profile"], lines, profiles, source)
-    ids = [value if type(value) is str else str(value) for value in columns["id"]]
-    if len(set(ids)) != len(ids):
-        seen: set[str] = set()
-        repeated = next(i for i, value in enumerate(ids) if value in seen or seen.add(value))
-        raise WorkloadFormatError(source, lines[repeated], f"job id {ids[repeated]!r} given "
-                                  "twice")  # fmt: skip
-    numeric = all(value.lstrip("-").isdigit() for value in ids)
-    walltime = np.asarray(columns["walltime"], dtype=np.float64)
-    res = np.asarray(columns["res"], dtype=np.float64)
-    record: dict[str, Any] = {
-        "job_id": np.asarray(ids, dtype=np.int64) if numeric else np.arange(1, len(ids) + 1),
-        "submit_time": np.asarray(columns["subtime"], dtype=np.float64),
-        "run_time": delays,
-        "requested_time": np.where(walltime > 0, walltime, np.nan),
-        "requested_processors": res,
-        "allocated_processors": res,
-    }
-    if not numeric:  # integer ids are the job ids; others are kept as written
-        record["source_job_id"] = np.asarray(ids, dtype=object)
-    record.update(_extra_fields([job.get("extra_data") for job in jobs]))
-    return records_frame(record, len(ids))
+class _Jobs:
+    """The jobs' fields, taken from each batch of decoded jobs as it comes (the decoded
+    objects are not kept: a job's fields hold less memory than its dictionary)."""
+
+    def __init__(self, lines: _JobLines, source: str) -> None:
+        self.lines, self.source = lines, source
+        self.ids: list[str] = []
+        self.profile_names: list[Any] = []
+        self.numbers: dict[str, list[np.ndarray]] = {"subtime": [], "walltime": [], "res": []}
+        self.extras: list[dict[str, np.ndarray]] = []
+
+    def add(self, batch: list[Any]) -> None:
+        offset = len(self.ids)
+        for index, job in enumerate(batch):
+            if type(job) is not dict:
+                raise WorkloadFormatError(self.source, self.lines[offset + index],
+                                          "a job should be a JSON object")  # fmt: skip
+        fields = {name: _field(batch, self.lines, name, self.source, offset)
+                  for name in ("id", "subtime", "res", "profile")}  # fmt: skip
+        fields["walltime"] = [job.get("walltime", -1) for job in batch]
+        for name, form in (("subtime", "a time >= 0 (s)"), ("res", "a positive integer"),
+                           ("walltime", "a number of seconds (-1: none)")):  # fmt: skip
+            self.numbers[name].append(_numbers(fields[name], self.lines, self.source, name,
+                                               form, offset))  # fmt: skip
+        self.ids += [v if type(v) is str else str(v) for v in fields["id"]]
+        self.profile_names += fields["profile"]
+        self.extras.append(_extra_fields([job.get("extra_data") for job in batch]))
+
+    def records(self, profiles: _Profiles) -> pd.DataFrame:
+        """The records table, the profiles' delays as run times."""
+        ids = self.ids
+        delays = _delays(self.profile_names, self.lines, profiles, self.source)
+        if len(set(ids)) != len(ids):
+            seen: set[str] = set()
+            repeated = next(i for i, value in enumerate(ids) if value in seen or seen.add(value))
+            raise WorkloadFormatError(self.source, self.lines[repeated], f"job id "
+                                      f"{ids[repeated]!r} given twice")  # fmt: skip
+        numeric = all(value.lstrip("-").isdigit() for value in ids)
+        number = {name: np.concatenate(parts) if parts else np.empty(0)
+                  for name, parts in self.numbers.items()}  # fmt: skip
+        record: dict[str, Any] = {
+            "job_id": np.asarray(ids, dtype=np.int64) if numeric else np.arange(1, len(ids) + 1),
+            "submit_time": number["subtime"],
+            "run_time": delays,
+            "requested_time": np.where(number["walltime"] > 0, number["walltime"], np.nan),
+            "requested_processors": number["res"],
+            "allocated_processors": number["res"],
+        }
+        if not numeric:  # integer ids are the job ids; others are kept as written
+            record["source_job_id"] = np.asarray(ids, dtype=object)
+        present = {name for part in self.extras for name in part}
+        for name in EXTRA_FIELDS:
+            if name in present:
+                record[name] = np.concatenate([part.get(name, np.full(len(part["_rows"]), None))
+                                               for part in self.extras])  # fmt: skip
+        return records_frame(record, len(ids))
 
 
-def _field(jobs: list[dict[str, Any]], lines: _JobLines, name: str, source: str) -> list[Any]:
+def _field(jobs: list[dict[str, Any]], lines: _JobLines, name: str, source: str,
+           offset: int) -> list[Any]:  # fmt: skip
     try:
         return [job[name] for job in jobs]
     except KeyError:
         index = next(i for i, job in enumerate(jobs) if name not in job)
-        raise WorkloadFormatError(source, lines[index], f"a job without {name}") from None
+        raise WorkloadFormatError(source, lines[offset + index], f"a job without {name}") from None
 
 
 def _delays(names: list[Any], lines: _JobLines, profiles: _Profiles, source: str) -> np.ndarray:
@@ -212,20 +236,22 @@ def _delays(names: list[Any], lines: _JobLines, profiles: _Profiles, source: str
     raise AssertionError("unreachable")
 
 
-def _extra_fields(texts: list[Any]) -> dict[str, list[Any]]:
-    """The record fields of the jobs' extra_data (gridsim's: a JSON object as text);
-    anything else in extra_data is the user's, and not read."""
+def _extra_fields(texts: list[Any]) -> dict[str, np.ndarray]:
+    """The record fields of a batch of jobs' extra_data (gridsim's: a JSON object as text),
+    as object arrays (and ``_rows``: the batch's length); anything else in extra_data is the
+    user's, and not read."""
+    rows = {"_rows": np.empty(len(texts), dtype=object)}
     objects = [text if isinstance(text, str) and text.startswith("{") else "{}" for text in texts]
     if all(text == "{}" for text in objects):
-        return {}
+        return rows
     try:
         decoded = json.loads("[" + ",".join(objects) + "]")
     except json.JSONDecodeError:
         decoded = [_decoded(text) for text in objects]
     decoded = [data if isinstance(data, dict) else {} for data in decoded]
     present = set().union(*decoded).intersection(EXTRA_FIELDS)
-    return {name: [data.get(name) for data in decoded] for name in EXTRA_FIELDS
-            if name in present}  # fmt: skip
+    return {**rows, **{name: np.array([data.get(name) for data in decoded], dtype=object)
+                       for name in present}}  # fmt: skip
 
 
 def _decoded(text: str) -> Any:
@@ -235,7 +261,9 @@ def _decoded(text: str) -> Any:
         return {}
 
 
-def _check_numbers(values: list[Any], lines: _JobLines, source: str, name: str, form: str) -> None:
+def _numbers(values: list[Any], lines: _JobLines, source: str, name: str, form: str,
+             offset: int) -> np.ndarray:  # fmt: skip
+    """``values`` as floats, each checked to be of its field's form."""
     if set(map(type, values)) <= {int, float}:
         numbers = np.array(values, dtype=np.float64)
     else:  # text, true/false or null among them: each is NaN below
@@ -248,8 +276,9 @@ def _check_numbers(values: list[Any], lines: _JobLines, source: str, name: str, 
         bad |= (numbers != np.round(numbers)) | (numbers <= 0)
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
-        raise WorkloadFormatError(source, lines[first], f"a job's {name} should be {form}, got "
-                                  f"{values[first]!r}")  # fmt: skip
+        raise WorkloadFormatError(source, lines[offset + first], f"a job's {name} should be "
+                                  f"{form}, got {values[first]!r}")  # fmt: skip
+    return numbers
 
 
 def write_batsim(

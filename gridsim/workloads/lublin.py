@@ -256,6 +256,47 @@ def expected_load(parameters: LublinParameters) -> float:
     return offered / parameters.machine_processors
 
 
+def expected_statistics(parameters: LublinParameters) -> dict[str, float]:
+    """What the parameters give on average, in closed form (over the classes, weighted by
+    their arrival rates): shares of serial and power-of-two jobs, mean size, mean and median
+    run time (s), mean gap between arrivals (s) and the offered load (:func:`expected_load`)."""
+    classes = list(parameters.classes().values())
+    gaps = [truncated_exp_mean(v.arrival_shape * v.rush_to_all, v.arrival_scale,
+                               TOO_MUCH_ARRIVE_TIME) * parameters.arrival_scale
+            for v in classes]  # fmt: skip
+    weights = np.array([1 / gap for gap in gaps]) / sum(1 / gap for gap in gaps)
+    totals = dict.fromkeys(("serial_share", "power_of_two_share", "mean_size",
+                            "mean_run_time_s"), 0.0)  # fmt: skip
+    mixture: list[tuple[float, ClassParameters, int]] = []
+    for weight, values in zip(weights, classes, strict=True):
+        sizes, chances = size_distribution(values, parameters.machine_processors)
+        power = (sizes & (sizes - 1)) == 0
+        totals["serial_share"] += weight * chances[sizes == 1].sum()
+        totals["power_of_two_share"] += weight * chances[power].sum()
+        totals["mean_size"] += weight * float((sizes * chances).sum())
+        for size, chance in zip(sizes.tolist(), chances.tolist(), strict=True):
+            totals["mean_run_time_s"] += weight * chance * (_mean_run_time(values, size) - 0.5)
+            mixture.append((weight * chance, values, size))
+    low, high = 1.0, math.exp(TOO_MUCH_TIME)
+    for _ in range(60):  # the median of floor(exp(g)) by bisection on its CDF
+        middle = math.sqrt(low * high)
+        below = sum(w * _run_time_cdf(v, s, math.floor(middle)) for w, v, s in mixture)
+        low, high = (low, middle) if below >= 0.5 else (middle, high)
+    return {**{k: float(v) for k, v in totals.items()},
+            "median_run_time_s": float(math.floor(high)),
+            "mean_gap_s": 1 / sum(1 / gap for gap in gaps),
+            "offered_load": float(expected_load(parameters))}  # fmt: skip
+
+
+def _run_time_cdf(p: ClassParameters, size: int, seconds: int) -> float:
+    """P(floor(exp(g)) <= seconds) for a job of ``size``: g < log(seconds + 1)."""
+    share = min(1.0, max(0.0, p.pa * size + p.pb))
+    x = math.log(seconds + 1)
+    parts = [(share, p.a1, p.b1), (1 - share, p.a2, p.b2)]
+    kept = sum(w * gamma_cdf(TOO_MUCH_TIME, a, b) for w, a, b in parts)
+    return sum(w * gamma_cdf(min(x, TOO_MUCH_TIME), a, b) for w, a, b in parts) / kept
+
+
 def _mean_run_time(p: ClassParameters, size: int) -> float:
     """E[exp(hyper-gamma) | below TOO_MUCH_TIME] for a job of ``size``."""
     share = min(1.0, max(0.0, p.pa * size + p.pb))

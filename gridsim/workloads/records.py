@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 if TYPE_CHECKING:
     from gridsim.workloads.swf import SwfHeader
@@ -201,7 +202,8 @@ def records_frame(columns: dict[str, object], rows: int) -> pd.DataFrame:
         if dtype == "Int64":
             frame[name] = _nullable_integers(given, rows)
         elif dtype == "string":
-            frame[name] = pd.array([pd.NA] * rows if given is None else given, dtype="string")
+            frame[name] = pd.array(pa.nulls(rows, pa.string()) if given is None else given,
+                                   dtype="string")  # fmt: skip
         else:
             frame[name] = np.full(rows, np.nan) if given is None else np.asarray(given, float)
     return pd.DataFrame(frame)
@@ -228,7 +230,7 @@ def add_unknown_record_fields(frame: pd.DataFrame) -> pd.DataFrame:
         if dtype == "Int64":
             frame[name] = _nullable_integers(None, rows)
         elif dtype == "string":
-            frame[name] = pd.array(np.full(rows, pd.NA, dtype=object), dtype="string")
+            frame[name] = pd.array(pa.nulls(rows, pa.string()), dtype="string")
         else:
             frame[name] = np.full(rows, np.nan)
     return frame

@@ -133,14 +133,14 @@ def _records(jobs: pd.DataFrame, node_lists: set[str], source: str, time_zone: s
         "user_id": np.where(users >= 0, users + 1, -1),
         "group_id": np.where(groups >= 0, groups + 1, -1),
         "partition_id": np.where(partitions >= 0, partitions + 1, -1),
-        "source_job_id": jobs["source_job_id"].to_numpy(object),
+        "source_job_id": jobs["source_job_id"].array,
         "nodes": nodes,
         "cores_per_node": cores,
         "requested_memory_per_node_mb": memory_per_node,
         "gpus_per_node": np.where(uniform, _per_node(jobs["gpus"].to_numpy(), nodes), np.nan),
-        "user": jobs["user"].to_numpy(object),
-        "group": jobs["group"].to_numpy(object),
-        "partition": jobs["partition"].to_numpy(object),
+        "user": jobs["user"].array,
+        "group": jobs["group"].array,
+        "partition": jobs["partition"].array,
         "exit_status": jobs["exit_status"].to_numpy(),
     }
     entries = [("UnixStartTime", str(int(origin))), ("TimeZoneString", time_zone)]

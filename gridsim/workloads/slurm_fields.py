@@ -25,6 +25,8 @@ Forms, from the sacct and sbatch manual pages:
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import re
 from dataclasses import dataclass
 
@@ -48,6 +50,34 @@ _DURATION = r"^(?:(?P<d>\d+)-)?(?P<a>\d+)(?::(?P<b>\d+))?(?::(?P<c>\d+))?(?:\.\d
 _TRES_ITEM = r"[A-Za-z][\w/:.\-]*=[^,=]*"
 _TRES = rf"^(?:{_TRES_ITEM}(?:,{_TRES_ITEM})*)?$"
 _SIZE = r"^(?P<amount>\d+(?:\.\d+)?)(?P<unit>[KMGTP]?)(?P<per>[nc]?)$"
+
+
+def by_distinct(parse):
+    """``parse`` run on a column's distinct values only, its results spread back over the
+    rows: sacct repeats a few time limits, states, TRES lists and memory requests over and
+    over, so this parses a few hundred strings instead of every job's."""
+
+    @functools.wraps(parse)
+    def parse_distinct(column: pa.Array, *args, **options):
+        encoded = pc.dictionary_encode(column)
+        if len(encoded.dictionary) * 2 > len(column):  # mostly distinct: nothing to gain
+            return parse(column, *args, **options)
+        rows = encoded.indices.to_numpy(zero_copy_only=False)
+        parsed = parse(encoded.dictionary, *args, **options)
+        if isinstance(parsed, np.ndarray):
+            return parsed[rows]
+        if isinstance(parsed, tuple):
+            return tuple(_spread(part, rows) for part in parsed)
+        return _spread(parsed, rows)
+
+    return parse_distinct
+
+
+def _spread(parsed, rows: np.ndarray):
+    if isinstance(parsed, np.ndarray):
+        return parsed[rows]
+    values = {f.name: getattr(parsed, f.name)[rows] for f in dataclasses.fields(parsed)}
+    return type(parsed)(**values)
 
 
 @dataclass(frozen=True)
@@ -84,6 +114,7 @@ def _groups(column: pa.Array, pattern: str) -> dict[str, pa.Array]:
     return result
 
 
+@by_distinct
 def numbers(column: pa.Array) -> Parsed:
     """Plain numbers; sacct's unknown words are NaN."""
     text = strip(column)
@@ -98,18 +129,20 @@ def times(column: pa.Array, time_zone: str = "UTC") -> Parsed:
     """Epoch seconds of a time column (epoch numbers or local ISO times in ``time_zone``;
     an hour a change to winter time repeats is read as its first, summer-time, instant)."""
     text = strip(column)
-    known = _known(text)
-    epoch = pc.match_substring_regex(text, r"^\d+$").to_numpy(zero_copy_only=False)
-    values = _floats(pc.if_else(epoch, text, None))
     stamps = pc.strptime(text, format="%Y-%m-%dT%H:%M:%S", unit="s", error_is_null=True)
     if time_zone != "UTC":
         stamps = pc.assume_timezone(stamps, timezone=time_zone, ambiguous="earliest",
                                     nonexistent="latest")  # fmt: skip
-    iso = _floats(pc.cast(pc.cast(stamps, pa.timestamp("s")), pa.int64()))
-    values = np.where(np.isnan(values), iso, values)
-    return Parsed(values, known & np.isnan(values))
+    values = _floats(pc.cast(pc.cast(stamps, pa.timestamp("s")), pa.int64()))
+    others = np.isnan(values)
+    if others.any():  # epoch seconds, or sacct's words for unknown
+        rest = pc.filter(text, pa.array(others))
+        epoch = pc.match_substring_regex(rest, r"^\d+$")
+        values[others] = _floats(pc.if_else(epoch, rest, None))
+    return Parsed(values, _known(text) & np.isnan(values))
 
 
+@by_distinct
 def durations(column: pa.Array, minutes_alone: bool = True) -> Parsed:
     """Seconds of a duration column (Slurm's forms, module docstring). ``minutes_alone``:
     one or two numbers without days are minutes[:seconds] (a time limit as sbatch takes
@@ -143,6 +176,7 @@ class Tres:
     bad: np.ndarray
 
 
+@by_distinct
 def tres(column: pa.Array) -> Tres:
     """The cpu, mem, node and GPU counts of a TRES column (module docstring)."""
     text = strip(column)
@@ -176,6 +210,7 @@ def sizes(column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return mib, bad
 
 
+@by_distinct
 def memory_requests(column: pa.Array) -> tuple[Parsed, np.ndarray]:
     """ReqMem: MiB, and whether per CPU (suffix ``c``; else per node)."""
     text = strip(column)
@@ -185,6 +220,7 @@ def memory_requests(column: pa.Array) -> tuple[Parsed, np.ndarray]:
     return Parsed(mib, bad), per_cpu.to_numpy(zero_copy_only=False)
 
 
+@by_distinct
 def exit_codes(column: pa.Array) -> Parsed:
     """ExitCode ``code:signal`` as one number: the code, or 128 + the signal if a signal
     ended the job (the shell's convention); empty is unknown."""
@@ -196,6 +232,7 @@ def exit_codes(column: pa.Array) -> Parsed:
     return Parsed(values, bad)
 
 
+@by_distinct
 def state_status(column: pa.Array) -> np.ndarray:
     """SWF status of sacct states (``CANCELLED by 1234`` is CANCELLED)."""
     first = _groups(strip(column), r"^(?P<word>[A-Z_]+)")["word"]
