@@ -49,7 +49,7 @@ from gridsim.selection.criteria import CriterionError, PolicySpecs, build_criter
 from gridsim.sim.engine import Instance, simulate
 from gridsim.sim.fault_engine import simulate_with_faults
 from gridsim.workloads.environment import generate_environment
-from gridsim.workloads.lublin import lublin_jobs
+from gridsim.workloads.lublin import expected_work, lublin_jobs
 from gridsim.workloads.models import LublinModel
 
 METRICS = [*RUN_METRICS, "finish_advantage_pct", "sim_time_s"]
@@ -271,7 +271,9 @@ def poisson_rate(scenario: JobFlowScenario, instance: Instance) -> float:
     ``rate = utilisation * capacity / E[work]``: a job's work is ``n * volume *
     runtime_factor`` (work units actually processed), its mean taken from the job
     distributions; the capacity is ``sum(p_i * free_i)`` (work units per time unit), with
-    ``free_i`` the share of node ``i``'s horizon not taken by local load. Square windows run
+    ``free_i`` the share of node ``i``'s horizon not taken by local load (with a workload
+    model, ``n * volume`` is the model's expected size x run time, times the reference
+    performance). Square windows run
     every task at its slowest node's speed, so the node-time jobs hold (the runs table's
     ``utilisation``) is above the offered load.
     """
@@ -281,6 +283,10 @@ def poisson_rate(scenario: JobFlowScenario, instance: Instance) -> float:
         * (jobs.volume.low + jobs.volume.high) / 2
         * (jobs.runtime_factor.low + jobs.runtime_factor.high) / 2
     )  # fmt: skip
+    if scenario.workload is not None:  # sizes and volumes from the workload model
+        mean_work = (expected_work(scenario.workload.parameters())
+                     * scenario.workload.reference_performance
+                     * (jobs.runtime_factor.low + jobs.runtime_factor.high) / 2)  # fmt: skip
     horizon = scenario.environment.horizon
     capacity = sum(
         node.performance * (1.0 - sum(end - start for start, end in busy) / horizon)

@@ -242,9 +242,21 @@ def expected_load(parameters: LublinParameters) -> float:
     x time, from the parameters (every rate and mean in closed form; ``floor`` of a run time
     counted as the value less 1/2, of a gap not at all: both shift the means by well under
     a thousandth)."""
-    classes = parameters.classes()
+    rates, work = _rates_and_work(parameters)
+    offered = sum(rate * w for rate, w in zip(rates, work, strict=True))
+    return offered / parameters.machine_processors
+
+
+def expected_work(parameters: LublinParameters) -> float:
+    """E[size x run time] of a job (processor-seconds), over the classes as they arrive."""
+    rates, work = _rates_and_work(parameters)
+    return sum(rate * w for rate, w in zip(rates, work, strict=True)) / sum(rates)
+
+
+def _rates_and_work(parameters: LublinParameters) -> tuple[list[float], list[float]]:
+    """Per class: arrivals per second and E[size x run time]."""
     rates, work = [], []
-    for values in classes.values():
+    for values in parameters.classes().values():
         gap = truncated_exp_mean(values.arrival_shape * values.rush_to_all, values.arrival_scale,
                                  TOO_MUCH_ARRIVE_TIME)  # fmt: skip
         rates.append(1.0 / (gap * parameters.arrival_scale))
@@ -252,8 +264,7 @@ def expected_load(parameters: LublinParameters) -> float:
         pairs = zip(sizes, probabilities, strict=True)
         work.append(sum(chance * size * (_mean_run_time(values, size) - 0.5)
                         for size, chance in pairs))  # fmt: skip
-    offered = sum(rate * w for rate, w in zip(rates, work, strict=True))
-    return offered / parameters.machine_processors
+    return rates, work
 
 
 def expected_statistics(parameters: LublinParameters) -> dict[str, float]:
