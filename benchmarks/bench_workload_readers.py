@@ -89,6 +89,8 @@ def synthetic_sacct(path: Path, lines: int, seed: int = 1, steps: bool = True) -
                 f"{iso(submit[i])}|{times}|{_duration(max(2 * run[i], 60))}|{states[i]}|"
                 f"0:0|{cpus}|{cpus}|{n}|{n}|{tres}|{tres}|{128 * n}Gn|{node_list}\n"
             )
+            if not steps:
+                continue
             out.write(
                 f"{job}.batch|{job}.batch||||||{times}||{states[i]}|0:0|32||1||"
                 f"cpu=32,mem=128G,node=1|||cn{first:04d}\n"

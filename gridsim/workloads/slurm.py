@@ -64,6 +64,7 @@ def read_slurm_records(path: str | Path, time_zone: str = "UTC") -> Records:
         for batch in dump.batches(rest):
             dump.read(batch, time_zone)
     jobs = pd.concat(dump.parts, ignore_index=True) if dump.parts else empty_jobs(header)
+    dump.parts.clear()  # the blocks' tables, now in ``jobs``
     jobs, components = _fold_heterogeneous(jobs)
     return _records(jobs, dump.node_lists, source, time_zone, dump.lines_read, dump.steps,
                     components)  # fmt: skip
@@ -73,7 +74,8 @@ def _fold_heterogeneous(jobs: pd.DataFrame) -> tuple[pd.DataFrame, int]:
     """Components ``123+k`` folded into one job ``123`` (module docstring); how many
     components were folded into another."""
     if not jobs["source_job_id"].str.contains("+", regex=False).any():
-        return jobs.assign(mixed_nodes=False), 0
+        jobs["mixed_nodes"] = False
+        return jobs, 0
     component = jobs["source_job_id"].str.extract(r"^(.+)\+\d+$", expand=False)
     is_component = component.notna().to_numpy()
     parts = jobs[is_component].assign(source_job_id=component[is_component])
