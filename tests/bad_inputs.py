@@ -13,6 +13,7 @@ import bz2
 import contextlib
 import gzip
 import hashlib
+import io
 import json
 import lzma
 import os
@@ -200,6 +201,15 @@ def workload_command(what: str, names: str, *args: str, files: dict[str, str] | 
 
 
 LUBLIN_REPLAY = SWF_REPLAY.replace("{path: log.swf}", "{model: lublin, jobs: 50}")
+
+
+def parquet_of(columns: dict[str, list[Any]]) -> bytes:
+    """A Parquet file holding ``columns``."""
+    import pandas as pd
+
+    buffer = io.BytesIO()
+    pd.DataFrame(columns).to_parquet(buffer)
+    return buffer.getvalue()
 
 
 def cut_short(data: bytes) -> bytes:
@@ -438,6 +448,9 @@ CASES: list[Case] = [
                      "convert", "log.txt", "out.parquet",
                      files={"log.txt": sacct_with("2024-03-04T08:10:00", "noon")},
                      absent=("out.parquet",)),
+    workload_command("describe a Parquet file of other columns", "table.parquet: a Parquet jobs "
+                     "table needs columns ['job_id', 'submit_time', 'run_time']", "workload",
+                     "describe", "table.parquet", files={"table.parquet": parquet_of({"a": [1]})}),
     workload_command("describe a file that is no workload", "not a workload format gridsim "
                      "recognises", "workload", "describe", "notes.txt",
                      files={"notes.txt": "Dear admin,\nthe log you asked for.\n"}),

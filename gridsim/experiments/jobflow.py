@@ -270,12 +270,11 @@ def poisson_rate(scenario: JobFlowScenario, instance: Instance) -> float:
 
     ``rate = utilisation * capacity / E[work]``: a job's work is ``n * volume *
     runtime_factor`` (work units actually processed), its mean taken from the job
-    distributions; the capacity is ``sum(p_i * free_i)`` (work units per time unit), with
-    ``free_i`` the share of node ``i``'s horizon not taken by local load (with a workload
-    model, ``n * volume`` is the model's expected size x run time, times the reference
-    performance). Square windows run
-    every task at its slowest node's speed, so the node-time jobs hold (the runs table's
-    ``utilisation``) is above the offered load.
+    distributions (with a workload model, the model's expected size x run time times the
+    reference performance); the capacity is ``sum(p_i * free_i)`` (work units per time
+    unit), with ``free_i`` the share of node ``i``'s horizon not taken by local load. Square
+    windows run every task at its slowest node's speed, so the node-time jobs hold (the runs
+    table's ``utilisation``) is above the offered load.
     """
     jobs = scenario.jobs
     mean_work = (
