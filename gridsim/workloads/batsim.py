@@ -4,10 +4,10 @@ A Batsim workload (Batsim's documentation, "Workload") is one JSON object: ``nb_
 resources it was made for), ``jobs`` (each with ``id``, ``subtime`` in s, optional
 ``walltime`` in s, ``res`` resources and a ``profile`` name, optional ``extra_data``
 string) and ``profiles`` (by name, each with a ``type``). gridsim replays rigid jobs that run
-for a known time, so it reads the ``delay`` profile (``DelayProfile`` in Batsim 5): the
-job's run time is its ``delay``. A job whose profile is of another type (parallel tasks,
-sequences, SMPI traces...) cannot be replayed without simulating the platform; the reader
-names the profile and its type and refuses the file.
+for a known time, so it reads the ``delay`` profile (``DelayProfile`` in Batsim's current
+documentation): the job's run time is its ``delay``. A job whose profile is of another type
+(parallel tasks, sequences, SMPI traces...) cannot be replayed without simulating the
+platform; the reader names the profile and its type and refuses the file.
 
 Reading (:func:`read_batsim_records`) consumes the file a value at a time
 (:mod:`~gridsim.workloads.json_stream`) and produces
@@ -39,7 +39,8 @@ from gridsim.workloads.records import (
 )
 from gridsim.workloads.sources import open_text
 
-#: Profile types whose jobs run for a fixed time: Batsim 4's name and Batsim 5's.
+#: Profile types whose jobs run for a fixed time: the name of Batsim's released versions and
+#: of its current documentation.
 DELAY_TYPES = ("delay", "DelayProfile")
 #: Record fields a job's own Batsim fields hold; every other known one goes in extra_data.
 _OWN_FIELDS = ("job_id", "submit_time", "run_time", "requested_time")
