@@ -75,7 +75,7 @@ def read_header(stream, source: str) -> tuple[list[str], int, io.BufferedReader]
             given = " or ".join(alternatives)
             raise WorkloadFormatError(
                 source, number, f"missing column {given} ({need}); dump with sacct "
-                f"--parsable2 --format {SACCT_FORMAT} (docs/workloads.md)",
+                f"--allocations --parsable2 --format {SACCT_FORMAT} (docs/workloads.md)",
             )  # fmt: skip
     return names, number, remaining
 

@@ -222,6 +222,6 @@ def test_a_dump_without_a_needed_column_names_it_and_the_sacct_command(tmp_path)
     with pytest.raises(
         WorkloadFormatError,
         match=r", line 1: missing column State \(a state\);"
-        r" dump with sacct --parsable2 --format JobID",
+        r" dump with sacct --allocations --parsable2",
     ):
         read_records(path)
