@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -70,8 +69,3 @@ def read_jobs_table_records(path: str | Path) -> Records:
             raise WorkloadFormatError(source, None, "damaged gridsim metadata") from None
     return Records(records=records, header=SwfHeader(entries), source=source, format="parquet",
                    lines_read=0)  # fmt: skip
-
-
-def records_of(frame: pd.DataFrame) -> pd.DataFrame:
-    """The record columns of ``frame`` (a jobs table may carry derived columns too)."""
-    return frame[[*SWF_COLUMNS, *RECORD_COLUMNS]]

@@ -69,8 +69,8 @@ RECORD_FIELDS: tuple[tuple[str, str, str], ...] = (
 )
 RECORD_COLUMNS: tuple[str, ...] = tuple(name for name, _, _ in RECORD_FIELDS)
 UNKNOWN = -1
-#: Job statuses of SWF field 11.
-STATUS_FAILED, STATUS_COMPLETED, STATUS_CANCELLED = 0, 1, 5
+#: Job statuses of SWF field 11 (0 is failed).
+STATUS_COMPLETED, STATUS_CANCELLED = 1, 5
 #: How many malformed lines a report lists.
 MALFORMED_KEPT = 10
 
@@ -216,11 +216,6 @@ def _nullable_integers(values: object, rows: int) -> pd.arrays.IntegerArray:
     floats = pd.to_numeric(pd.Series(values)).to_numpy(np.float64, na_value=np.nan)
     unknown = np.isnan(floats) | (floats == UNKNOWN)
     return pd.arrays.IntegerArray(np.where(unknown, 0, floats).astype(np.int64), unknown)
-
-
-def empty_records() -> pd.DataFrame:
-    """A records table without rows."""
-    return records_frame({"job_id": np.empty(0, np.int64)}, 0)
 
 
 def add_unknown_record_fields(frame: pd.DataFrame) -> pd.DataFrame:

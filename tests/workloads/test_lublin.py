@@ -20,6 +20,7 @@ from gridsim.workloads.lublin import (
     LublinParameters,
     bucket_weights,
     expected_load,
+    expected_statistics,
     lublin_jobs,
     size_distribution,
 )
@@ -147,6 +148,23 @@ def test_the_mean_gap_and_the_offered_load_are_the_model_s(classes):
     for sample, model in ((gaps, 1 / sum(rates)), (loads, expected_load(parameters))):
         error = np.std(sample, ddof=1) / math.sqrt(len(sample))
         assert abs(np.mean(sample) - model) < 4 * error, (classes, np.mean(sample), model)
+
+
+def test_the_expected_statistics_are_those_of_generated_flows():
+    """The closed forms docs/workloads.md sets beside Lublin-256 (30 flows of 8,000 jobs)."""
+    parameters = LublinParameters(machine_processors=256, job_classes="typeless")
+    expected = expected_statistics(parameters)
+    flows = _flows(parameters, 30, 8000)
+    samples = {
+        "serial_share": [(f.processors == 1).mean() for f in flows],
+        "power_of_two_share": [((f.processors & (f.processors - 1)) == 0).mean() for f in flows],
+        "mean_size": [f.processors.mean() for f in flows],
+        "mean_run_time_s": [f.run_time.mean() for f in flows],
+        "median_run_time_s": [f.run_time.median() for f in flows],
+    }
+    for name, sample in samples.items():
+        error = np.std(sample, ddof=1) / math.sqrt(len(sample))
+        assert abs(np.mean(sample) - expected[name]) < 4 * error + 1e-9, name
 
 
 def test_a_load_asked_for_scales_every_gap_and_keeps_the_jobs():
