@@ -88,7 +88,7 @@ def test_chosen_alternatives_add_up_to_the_totals_and_respect_the_limits():
         runs, jobs = tables["runs"], tables["jobs"]
         for row in runs[runs["feasible"]].itertuples():
             chosen = jobs[(jobs["policy"] == row.policy) & (jobs["goal"] == row.goal)]
-            assert chosen["time"].sum() == pytest.approx(row.total_time)
+            assert chosen["run_time"].sum() == pytest.approx(row.total_time)
             assert chosen["cost"].sum() == pytest.approx(row.total_cost)
             if row.goal == "time":
                 assert row.total_cost <= row.budget_limit
