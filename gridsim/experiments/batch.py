@@ -70,7 +70,7 @@ DECLARATION = KindDeclaration(
         "total_time": "total batch time (time units)",
         "total_cost": "total cost (money)",
         "alternatives_per_job": "alternatives per job",
-    },  # fmt: skip
+    },
     check_feasible=feasibility.check_batch,
     comparable_runs=comparable_cycles,
     jobs_of_schema_1=JobsOfSchema1(
@@ -81,7 +81,7 @@ DECLARATION = KindDeclaration(
             "start": "start_time",
             "time": "run_time",
         }
-    ),  # fmt: skip
+    ),
 )
 
 

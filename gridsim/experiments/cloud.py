@@ -62,7 +62,7 @@ DECLARATION = KindDeclaration(
         "makespan_s": "makespan (s)",
         "mean_pilots": "mean pilots enrolled",
         "failed_tasks": "failed tasks",
-    },  # fmt: skip
+    },
     figures=("samples_over_time",),
     time_unit="s",
     check_feasible=feasibility.check_cloud,

@@ -109,7 +109,7 @@ DECLARATION = KindDeclaration(
             "wait": "wait_time",
         },
         threshold_field="slowdown_threshold",
-    ),  # fmt: skip
+    ),
     swf_export=export.jobflow_swf,
 )
 #: ``queue_sizes: [50, 100]`` is the grid ``sweep: {queue_size: [50, 100]}``: each point of
