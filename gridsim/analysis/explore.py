@@ -1,0 +1,239 @@
+"""The schedule explorer: one run as a self-contained, interactive HTML page.
+
+Consumes the jobs table of one run (:data:`gridsim.sim.trace.JOB_COLUMNS`: a job flow's or a
+log replay's) and produces one HTML file that works offline -- Bokeh's JavaScript inlined,
+the data embedded as binary arrays -- with a Gantt chart (nodes against time: one rectangle
+per job and interval of its node set), the processors in use and the jobs waiting below it
+on the same time axis, zoom (wheel, box) and pan, a tooltip per job (id, user, submit,
+start, end, wait, processors, nodes, cost), a click that outlines the job and the jobs it
+waited behind -- those that held one of its nodes while it waited, from its submission to
+its start -- and a box to find a job by id (``gridsim explore``; the report links one page
+per policy).
+
+Why Bokeh: its canvas renderer draws the 70,000 rectangles of the whole KTH-SP2 log (28k
+jobs) in about a second and pans them smoothly (WebGL on a GPU), it indexes glyphs spatially so that hovering stays
+instant with hundreds of thousands of rectangles (HPC2N, 203k jobs), it decimates glyphs
+while the view moves (level of detail), and a page with everything inlined is one call.
+The interactions a scheduling researcher needs beyond Bokeh's tools are a few lines of
+JavaScript (``gridsim/data/explore/explorer.js``).
+
+Cost: O(jobs + intervals) to build; the page holds about 30 bytes per rectangle and 50 per
+job.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gridsim.analysis.jobflow_metrics import ran
+from gridsim.analysis.timelines import Steps, processors_in_use, queue_length
+
+#: Colours of the jobs' rectangles (Okabe-Ito without black, and four lighter tints): a
+#: job's colour is its id modulo their number, so neighbouring ids differ.
+JOB_COLOURS = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7",
+               "#999999", "#F5C872", "#9FD6F2", "#7FD4BD", "#E8A8CF")  # fmt: skip
+#: Final states as codes in the page (their names are in the page too).
+STATES = ("finished", "killed", "failed", "rejected", "unfinished")
+
+
+class ExploreError(ValueError):
+    """A run the explorer cannot draw (no job ran, nodes not recorded)."""
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """How the page shows times: ``scale`` and ``offset`` turn the run's times into the axis'
+    numbers (milliseconds since 1970 for dates), ``dates`` says which."""
+
+    unit: str
+    origin: float | None
+
+    @property
+    def dates(self) -> bool:
+        return self.origin is not None
+
+    def axis(self, times: np.ndarray) -> np.ndarray:
+        times = np.asarray(times, dtype=np.float64)
+        return (self.origin + times) * 1000.0 if self.origin is not None else times
+
+
+def rectangles(jobs: pd.DataFrame) -> pd.DataFrame:
+    """One row per job and interval of its node set: ``row`` (the job's position in
+    ``jobs``), ``first`` and ``last`` node, ``start``, ``finish``."""
+    rows = []
+    for index, (text, start, finish) in enumerate(
+        jobs[["allocated_resources", "start_time", "finish_time"]].itertuples(index=False)
+    ):
+        for part in str(text).split():
+            first, _, last = part.partition("-")
+            rows.append((index, int(first), int(last or first), start, finish))
+    return pd.DataFrame(rows, columns=["row", "first", "last", "start", "finish"])
+
+
+def _steps_source(steps: Steps, timeline: Timeline, scale: float = 1.0) -> dict[str, Any]:
+    return {"x": timeline.axis(steps.times), "y": (steps.values / scale).astype(np.float32)}
+
+
+def explorer_document(
+    jobs: pd.DataFrame,
+    title: str,
+    timeline: Timeline,
+    machine: int | None = None,
+    backend: str = "canvas",
+) -> Any:
+    """The Bokeh document of one run's explorer (see the module docstring).
+
+    ``backend`` "canvas" or "webgl": where the browser has no GPU (headless Chromium with
+    ``--disable-gpu``), WebGL runs in software and the first render of the whole KTH-SP2
+    log took 3.9 s against 1.4 s on the canvas (docs/analysis.md), so canvas is the default.
+    """
+    from bokeh.document import Document
+    from bokeh.layouts import column, row
+    from bokeh.models import (
+        BoxZoomTool,
+        ColumnDataSource,
+        CustomJS,
+        Div,
+        HoverTool,
+        LinearColorMapper,
+        PanTool,
+        ResetTool,
+        TapTool,
+        TextInput,
+        WheelZoomTool,
+    )
+    from bokeh.plotting import figure
+
+    done = jobs[ran(jobs) & (jobs["allocated_resources"].fillna("") != "")]
+    if done.empty:
+        raise ExploreError("no job of this run ran on recorded nodes (record_nodes: false "
+                           "leaves a replay's nodes out)")  # fmt: skip
+    done = done.reset_index(drop=True)
+    shapes = rectangles(done)
+    nodes = int(shapes["last"].max()) + 1
+    x_type = "datetime" if timeline.dates else "linear"
+    tools = dict(pan=PanTool(), wheel=WheelZoomTool(), box=BoxZoomTool(), reset=ResetTool())
+    gantt = figure(title=title, x_axis_type=x_type, height=560, sizing_mode="stretch_width",
+                   tools=list(tools.values()), output_backend=backend,
+                   y_range=(-0.5, nodes - 0.5), lod_threshold=5000)  # fmt: skip
+    gantt.toolbar.active_scroll = tools["wheel"]
+    gantt.yaxis.axis_label = "node"
+    gantt.xaxis.axis_label = "date (UTC)" if timeline.dates else f"time ({timeline.unit})"
+    ids = done["job_id"].to_numpy(dtype=np.int64)
+    quads = ColumnDataSource({
+        "left": timeline.axis(shapes["start"].to_numpy()),
+        "right": timeline.axis(shapes["finish"].to_numpy()),
+        "bottom": (shapes["first"].to_numpy() - 0.45).astype(np.float32),
+        "top": (shapes["last"].to_numpy() + 0.45).astype(np.float32),
+        "row": shapes["row"].to_numpy(dtype=np.int32),
+        "colour": (ids[shapes["row"].to_numpy()] % len(JOB_COLOURS)).astype(np.uint8),
+    })  # fmt: skip
+    mapper = LinearColorMapper(palette=list(JOB_COLOURS), low=-0.5,
+                               high=len(JOB_COLOURS) - 0.5)  # fmt: skip
+    boxes = gantt.quad(source=quads, left="left", right="right", bottom="bottom", top="top",
+                       fill_color={"field": "colour", "transform": mapper},
+                       line_color="#333333", line_width=0.3, line_alpha=0.6,
+                       selection_fill_alpha=1.0, nonselection_fill_alpha=0.18,
+                       nonselection_line_alpha=0.1)  # fmt: skip
+    outlines = ColumnDataSource({"left": [], "right": [], "bottom": [], "top": [], "colour": []})
+    gantt.quad(source=outlines, left="left", right="right", bottom="bottom", top="top",
+               fill_alpha=0, line_color="colour", line_width=2.5)  # fmt: skip
+    job_source = ColumnDataSource(_job_columns(done, timeline))
+    tooltip = Div(text="", visible=False, styles={"position": "fixed", "z-index": "10"},
+                  name="gridsim-tooltip")  # fmt: skip
+    status = Div(text=_summary(done, jobs), name="gridsim-status")
+    search = TextInput(title="find a job by id", placeholder="job id, then Enter",
+                       width=200, name="gridsim-search")  # fmt: skip
+    panels = []
+    busy_scale = float(machine or 1)
+    for label, steps, scale, colour in (
+        ("share of processors in use" if machine else "processors in use",
+         processors_in_use(done), busy_scale, "#0072B2"),
+        ("jobs waiting", queue_length(jobs), 1.0, "#D55E00"),
+    ):  # fmt: skip
+        panel = figure(x_axis_type=x_type, height=150, sizing_mode="stretch_width",
+                       x_range=gantt.x_range, tools=[PanTool(), WheelZoomTool(), ResetTool()],
+                       output_backend=backend)  # fmt: skip
+        panel.step(source=ColumnDataSource(_steps_source(steps, timeline, scale)), x="x", y="y",
+                   mode="after", color=colour, line_width=1.2)  # fmt: skip
+        panel.yaxis.axis_label = label
+        panel.toolbar.active_scroll = panel.tools[1]
+        panels.append(panel)
+    code = (resources.files("gridsim") / "data" / "explore" / "explorer.js").read_text()
+    arguments = dict(quads=quads, jobs=job_source, outlines=outlines, tooltip=tooltip,
+                     gantt=gantt, status=status, search=search)  # fmt: skip
+    setup = CustomJS(args={**arguments, "dates": timeline.dates, "unit": timeline.unit,
+                           "states": list(STATES)}, code=code)  # fmt: skip
+    gantt.add_tools(HoverTool(renderers=[boxes], tooltips=None, callback=CustomJS(
+        args={"setup": setup}, code="setup.execute(null, {hover: cb_data})")))  # fmt: skip
+    gantt.add_tools(TapTool(renderers=[boxes], callback=CustomJS(
+        args={"setup": setup}, code="setup.execute(null, {tap: cb_data})")))  # fmt: skip
+    search.js_on_change("value", CustomJS(
+        args={"setup": setup}, code="setup.execute(null, {search: cb_obj.value})"))  # fmt: skip
+    document = Document()
+    document.add_root(column(row(search, status), gantt, *panels, tooltip,
+                             sizing_mode="stretch_width"))  # fmt: skip
+    ready = CustomJS(args={"setup": setup}, code="setup.execute(null, {ready: true})")
+    document.js_on_event("document_ready", ready)
+    return document
+
+
+def _job_columns(done: pd.DataFrame, timeline: Timeline) -> dict[str, Any]:
+    """What a tooltip and the search read of each job (times as the axis shows them)."""
+    state = done["final_state"].map({s: i for i, s in enumerate(STATES)}).fillna(0)
+    return {
+        "job_id": done["job_id"].to_numpy(dtype=np.int64),
+        "user_id": done["user_id"].to_numpy(dtype=np.int32),
+        "submit": timeline.axis(done["submit_time"].to_numpy()),
+        "start": timeline.axis(done["start_time"].to_numpy()),
+        "finish": timeline.axis(done["finish_time"].to_numpy()),
+        "wait": done["wait_time"].to_numpy(dtype=np.float64),
+        "processors": done["processors"].to_numpy(dtype=np.int32),
+        "cost": done["cost"].to_numpy(dtype=np.float64),
+        "state": state.to_numpy(dtype=np.uint8),
+        "nodes": done["allocated_resources"].astype(str).tolist(),
+    }
+
+
+def _summary(done: pd.DataFrame, jobs: pd.DataFrame) -> str:
+    hidden = len(jobs) - len(done)
+    rest = f"; {hidden} jobs that never ran are not drawn" if hidden else ""
+    return (f"<b>{len(done):,}</b> jobs drawn{rest}. Wheel: zoom; drag: pan; hover a job; "
+            "click it to outline the jobs it waited behind.")  # fmt: skip
+
+
+def write_explorer(
+    results: Any,
+    path: Path,
+    policy: str | None = None,
+    selection: dict[str, Any] | None = None,
+    title: str | None = None,
+) -> int:
+    """Write the explorer of one run of ``results`` (a
+    :class:`~gridsim.analysis.results.Results`) to ``path``: the run of ``policy`` and the
+    ``selection`` (column -> value: replication, queue size, swept values); returns the
+    number of jobs drawn. ValueError when the selection matches no job."""
+    from bokeh.embed import file_html
+    from bokeh.resources import INLINE
+
+    from gridsim.analysis.results import select_run
+    from gridsim.experiments.kinds import declaration
+
+    chosen = dict(selection or {})
+    jobs = select_run(results.jobs, policy=policy, replication=chosen.pop("replication", None),
+                      queue_size=chosen.pop("queue_size", None), run=chosen.pop("run", None),
+                      what="jobs", point=chosen)  # fmt: skip
+    kind = declaration(results.kind)
+    scenario = results.metadata[0].get("scenario_resolved", {})
+    timeline = Timeline(kind.time_unit, kind.time_origin(scenario))
+    name = title or f"{results.metadata[0].get('scenario')}: {policy or jobs['policy'].iloc[0]}"
+    layout = explorer_document(jobs, name, timeline, kind.machine_size(scenario, results.runs))
+    page = file_html(layout, INLINE, title=f"gridsim explore: {name}")
+    path.write_text(page, encoding="utf-8")
+    return int(ran(jobs).sum())
