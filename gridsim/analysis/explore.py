@@ -11,8 +11,9 @@ its start -- and a box to find a job by id (``gridsim explore``; the report link
 per policy).
 
 Why Bokeh: its canvas renderer draws the 70,000 rectangles of the whole KTH-SP2 log (28k
-jobs) in about a second and pans them smoothly (WebGL on a GPU), it indexes glyphs spatially so that hovering stays
-instant with hundreds of thousands of rectangles (HPC2N, 203k jobs), it decimates glyphs
+jobs) in about a second and pans them smoothly (WebGL on a GPU), it indexes glyphs
+spatially so that hovering stays instant with hundreds of thousands of rectangles (HPC2N,
+203k jobs), it decimates glyphs
 while the view moves (level of detail), and a page with everything inlined is one call.
 The interactions a scheduling researcher needs beyond Bokeh's tools are a few lines of
 JavaScript (``gridsim/data/explore/explorer.js``).

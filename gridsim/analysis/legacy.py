@@ -63,4 +63,4 @@ def _interval_set(text: Any) -> str:
     """Node ids as stored by schema 1 (``"2 3 5"``, or already ``"0-3 5"``) as an interval set."""
     if not isinstance(text, str) or not text.strip():
         return ""
-    return interval_set(tuple(sorted(set(node_ids(text)))))
+    return interval_set(node_ids(text))

@@ -269,9 +269,7 @@ def _job_rows(
                 "run_time": run_time,
                 "requested_time": job.runtime,
                 "processors": job.n,
-                "allocated_resources": ""
-                if window is None
-                else interval_set(tuple(sorted(window.nodes))),
+                "allocated_resources": "" if window is None else interval_set(window.nodes),
                 "cost": np.nan if window is None else window.cost,
                 "final_state": "rejected" if window is None else "finished",
                 "reason": ""

@@ -43,7 +43,7 @@ import pandas as pd
 
 from gridsim.model import Node, Window
 from gridsim.scheduling.backfilling import Job
-from gridsim.sim.log_replay import node_intervals as interval_set
+from gridsim.sim.log_replay import node_intervals
 
 #: A start more than this much later than first promised counts as disturbed (time units):
 #: float dust from re-planning is not a disturbance.
@@ -99,6 +99,11 @@ JOB_COLUMNS: tuple[JobColumn, ...] = (
 JOB_COLUMN_NAMES = tuple(column.name for column in JOB_COLUMNS)
 #: The per-job metrics :func:`~gridsim.analysis.jobflow_metrics.job_metrics` adds.
 JOB_METRIC_COLUMNS = ("wait_time", "response_time", "slowdown", "bounded_slowdown")
+
+
+def interval_set(ids: Iterable[int]) -> str:
+    """Node ids as an interval set (Batsim's notation): ``[5, 0, 1, 2, 3]`` -> ``"0-3 5"``."""
+    return node_intervals(tuple(sorted({int(i) for i in ids})))
 
 
 def in_schema_order(jobs: pd.DataFrame) -> pd.DataFrame:
@@ -212,8 +217,7 @@ class Trace:
         ``delay``, ``retries``, ``lost_work``, ``lost_cost``, ``cost_with_losses`` and
         ``disturbed``), one row per job in id order."""
         records = pd.DataFrame(self.job_records(), columns=list(_RECORD_COLUMNS))
-        nodes = [interval_set(tuple(sorted(int(i) for i in text.split())))
-                 for text in records["nodes"]]  # fmt: skip
+        nodes = [interval_set(int(i) for i in text.split()) for text in records["nodes"]]
         table = pd.DataFrame({
             "job_id": records["job_id"].astype("int64"),
             "user_id": -1,

@@ -12,11 +12,11 @@ import gridsim
 from gridsim.analysis.export import (
     BATSIM_COLUMNS,
     batsim_table,
-    resource_intervals,
     write_jobs_swf,
 )
 from gridsim.analysis.results import select_run
 from gridsim.cli import main
+from gridsim.sim.trace import interval_set, node_ids
 from gridsim.workloads.swf import SwfMapping, bundled_swf, read_swf
 
 
@@ -96,7 +96,7 @@ def test_the_batsim_table_has_the_batsim_columns_and_consistent_times():
     [("0 1 2 3 5", "0-3 5"), ("7", "7"), ("4 2 3 9 10", "2-4 9-10"), ([1, 3], "1 3")],
 )
 def test_node_ids_become_batsim_intervals(nodes, text):
-    assert resource_intervals(nodes) == text
+    assert interval_set(node_ids(nodes) if isinstance(nodes, str) else nodes) == text
 
 
 def test_the_jobs_of_several_runs_are_refused():
