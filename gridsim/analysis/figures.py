@@ -124,8 +124,8 @@ def run_figures(
         name = (f"{prefix}-advantage.png" if over == "queue_size"
                 else f"{prefix}-advantage-{over.replace('.', '-')}.png")  # fmt: skip
         drawn.append(Drawn(name, plots.plot_advantage(runs, baseline, metric, over, axes=axes),
-                           f"{metric}: paired advantage over {baseline} by {over}, "
-                           f"{replications} replications"))  # fmt: skip
+                           f"{metric} advantage over {baseline} by {over} (paired on the "
+                           f"same instances, {replications} replications)"))  # fmt: skip
     return drawn
 
 

@@ -35,11 +35,11 @@ def format_number(value: float, decimals: int | None = None) -> str:
     size = abs(value)
     if size and (size >= 1e9 or size < 1e-3):
         return f"{value:.3e}"
-    if decimals is None:
-        digits = 0 if size == 0 else math.floor(math.log10(size))
-        decimals = max(0, 3 - digits)
-    text = f"{value:,.{max(0, decimals)}f}"
-    return text
+    if decimals is not None:
+        return f"{value:,.{max(0, decimals)}f}"
+    digits = 0 if size == 0 else math.floor(math.log10(size))
+    text = f"{value:,.{max(0, 3 - digits)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def format_mean(mean: float, half: float) -> str:

@@ -36,8 +36,9 @@ def test_the_report_pairs_a_job_flow_against_its_baseline_as_the_run_does(tmp_pa
     markdown = (tmp_path / "report.md").read_text()
     assert "### Paired differences against BFfinish" in markdown
     assert "mean_finish advantage over BFfinish by queue_size" in markdown
-    assert "Gantt chart: policy BFfinish, " in markdown
-    paired_rows = [line for line in markdown.splitlines() if line.startswith("| 8 | mean_finish")]
+    assert "Gantt chart of BFfinish: " in markdown
+    point = markdown.split("#### queue_size 8\n")[1].split("####")[0]  # one group per point
+    paired_rows = [line for line in point.splitlines() if line.startswith("| mean_finish")]
     assert paired_rows and all(" | BFfinish | " in line for line in paired_rows)
 
 
@@ -109,14 +110,16 @@ def test_a_report_of_batch_cycles_none_of_which_counts_names_what_was_not_done(t
          "export reads the results of jobflow and swf_replay scenarios, not batch"),
         (["export", "--format", "swf", "--policy", "DyTSS"], cloud_run,
          "export reads the results of jobflow and swf_replay scenarios, not cloud"),
-        (["gantt", "--policy", "easy"], replay_run,
-         "gantt reads the results of jobflow scenarios, not swf_replay"),
+        (["gantt", "--policy", "ALP"], batch_run,
+         "gantt reads the results of jobflow and swf_replay scenarios, not batch"),
         (["gantt", "--policy", "DyTSS"], cloud_run,
-         "gantt reads the results of jobflow scenarios, not cloud"),
+         "gantt reads the results of jobflow and swf_replay scenarios, not cloud"),
+        (["explore", "--policy", "MaxQ"], window_search_run,
+         "explore reads the results of jobflow and swf_replay scenarios, not window_search"),
     ],
 )  # fmt: skip
 def test_a_trace_command_names_the_kinds_it_reads(command, make, message, tmp_path):
-    suffix = ".png" if command[0] == "gantt" else ".out"
+    suffix = {"gantt": ".png", "explore": ".html"}.get(command[0], ".out")
     folder = make()
     before = sorted(p.name for p in folder.rglob("*"))
     result = invoke(command[0], folder, *command[1:], "-o", tmp_path / f"x{suffix}")

@@ -97,4 +97,6 @@ def test_the_example_scheduler_runs_on_the_instances_of_its_reference(example_pa
         "volume",
     ]
     pd.testing.assert_frame_equal(plugin[same_instance], reference[same_instance])
-    assert not plugin.start_time.equals(reference.start_time)  # the queue order changed the schedule
+    assert not plugin.start_time.equals(
+        reference.start_time
+    )  # the queue order changed the schedule
