@@ -67,7 +67,8 @@ def test_every_window_search_policy_searches_the_same_profile():
 def test_every_jobflow_policy_gets_the_same_jobs_and_local_load():
     _, tables = run(yaml.safe_load(BY_KIND["jobflow"]))
     for (_, _), jobs in tables["jobs"].groupby(["replication", "queue_size"]):
-        instance = {policy: part[["job_id", "submit_time", "processors", "volume"]].reset_index(drop=True)
+        drawn = ["job_id", "submit_time", "processors", "volume"]
+        instance = {policy: part[drawn].reset_index(drop=True)
                     for policy, part in jobs.groupby("policy")}  # fmt: skip
         first, *others = instance.values()
         for other in others:
