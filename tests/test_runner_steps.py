@@ -200,7 +200,8 @@ def test_the_folder_records_the_experiment_the_outcome_and_the_tables(kind, grid
     written = metadata(tmp_path)
     assert sorted(written) == sorted([
         "store_format", "jobs_schema", "scenario", "kind", "seed", "scenario_hash",
-        "gridsim_version", "git_commit", "dependencies", "axes", "points", "scenario_text", "scenario_resolved",
+        "gridsim_version", "git_commit", "dependencies", "axes", "points", "scenario_text",
+        "scenario_resolved",
         "identity", "planned", "history", "done", "status", "error", "command",
         "replications_requested", "replications_completed", "tables", "rejections",
     ])  # fmt: skip
