@@ -51,20 +51,25 @@ def _load(scenario: str | None, log: Path | None = None, overrides: tuple[str, .
 
 
 def _with_log(source: str | Path, log: Path) -> str:
-    """The scenario's YAML text with ``workload.path`` set to ``log`` (``--log``)."""
+    """The scenario's YAML text with its kind's log field (``workload.path``) set to ``log``
+    (``--log``)."""
     import yaml
 
     from gridsim.config import read_yaml
+    from gridsim.experiments.kinds import KINDS, declaration
 
     document, _ = read_yaml(source)
-    if document.get("kind") != "swf_replay":
-        raise ScenarioError(f"--log applies to swf_replay scenarios, not {document.get('kind')!r}")
-    workload = document.get("workload") or {}
-    if not isinstance(workload, dict):
-        raise ScenarioError("workload: expected a mapping")
-    document["workload"] = {**workload, "path": str(log.expanduser().resolve())}
+    kind = document.get("kind")
+    takes = [name for name in KINDS if declaration(name).log_field]
+    if kind not in takes:
+        raise ScenarioError(f"--log applies to {' and '.join(takes)} scenarios, not {kind!r}")
+    section, name = declaration(kind).log_field.rsplit(".", 1)  # type: ignore[union-attr]
+    values = document.get(section) or {}
+    if not isinstance(values, dict):
+        raise ScenarioError(f"{section}: expected a mapping")
+    document[section] = {**values, name: str(log.expanduser().resolve())}
     text = yaml.safe_dump(document, sort_keys=False)
-    return f"# workload.path set by --log {log}\n{text}"
+    return f"# {section}.{name} set by --log {log}\n{text}"
 
 
 def _default_out(experiment, seed: int | None) -> Path:

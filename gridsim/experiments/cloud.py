@@ -62,6 +62,7 @@ DECLARATION = KindDeclaration(
         "makespan_s": "makespan (s)",
         "mean_pilots": "mean pilots enrolled",
         "failed_tasks": "failed tasks",
+        "samples_completed": "samples completed",
     },
     figures=("samples_over_time",),
     time_unit="s",

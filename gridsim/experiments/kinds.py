@@ -74,6 +74,8 @@ class KindDeclaration:
         jobs_of_schema_1: how its jobs table of an earlier gridsim reads (None: no jobs).
         swf_export: the SWF header of an export, from the resolved scenario
             (:mod:`gridsim.analysis.export`); None when SWF does not apply.
+        log_field: the scenario field ``gridsim run --log`` sets (``section.field``: the
+            workload log's path); None when the kind reads no log.
     """
 
     report_metrics: tuple[str, ...]
@@ -90,6 +92,7 @@ class KindDeclaration:
     comparable_runs: Callable[[pd.DataFrame], pd.DataFrame] = _same_runs
     jobs_of_schema_1: JobsOfSchema1 | None = None
     swf_export: Callable[..., Any] | None = None
+    log_field: str | None = None
 
 
 @dataclass(frozen=True)

@@ -146,6 +146,7 @@ DECLARATION = KindDeclaration(
         {"estimate": "requested_time"}, threshold_field="bounded_slowdown_threshold"
     ),
     swf_export=export.replay_swf,
+    log_field="workload.path",
 )
 
 
