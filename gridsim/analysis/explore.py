@@ -119,10 +119,16 @@ def explorer_document(
     shapes = rectangles(done)
     nodes = int(shapes["last"].max()) + 1
     x_type = "datetime" if timeline.dates else "linear"
+    # A fixed range, not Bokeh's data range, which would re-fit to the data whenever the
+    # outlines of a clicked job change and undo a search's zoom.
+    first, last = timeline.axis(np.array([float(jobs["submit_time"].min()),
+                                          float(done["finish_time"].max())]))  # fmt: skip
+    pad = 0.01 * (last - first) or 1.0
     tools = dict(pan=PanTool(), wheel=WheelZoomTool(), box=BoxZoomTool(), reset=ResetTool())
     gantt = figure(title=title, x_axis_type=x_type, height=560, sizing_mode="stretch_width",
                    tools=list(tools.values()), output_backend=backend,
-                   y_range=(-0.5, nodes - 0.5), lod_threshold=5000)  # fmt: skip
+                   x_range=(first - pad, last + pad), y_range=(-0.5, nodes - 0.5),
+                   lod_threshold=5000)  # fmt: skip
     gantt.toolbar.active_scroll = tools["wheel"]
     gantt.yaxis.axis_label = "node"
     gantt.xaxis.axis_label = "date (UTC)" if timeline.dates else f"time ({timeline.unit})"

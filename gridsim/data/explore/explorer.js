@@ -16,7 +16,7 @@ if (ex === undefined) {
   for (let i = 0; i < ids.length; i++) byId.set(Number(ids[i]), i)
   ex = window.gridsimExplorer = {
     jobs: ids.length, quads: rows.length, byRow, byId, mouse: [0, 0], selected: null,
-    behind: [], rendered: null, hovered: null,
+    behind: [], rendered: null, hovered: null, gantt, search,
   }
   document.addEventListener("mousemove", (e) => { ex.mouse = [e.clientX, e.clientY] })
   // Page coordinates of a job's first rectangle (tests hover there).
@@ -33,6 +33,7 @@ if (ex === undefined) {
   ex.range = () => [gantt.x_range.start, gantt.x_range.end]
   ex.finished = () => Bokeh.index.find_one(gantt).has_finished()
   ex.rowOf = (id) => byId.get(Number(id))
+  ex.times = (row) => [jobs.data.submit[row], jobs.data.finish[row]]
   ex.select = (row) => select(row)
 }
 
