@@ -91,7 +91,8 @@ def schedules(results: Results, declaration: KindDeclaration, prefix: str) -> Sc
     progress = results.progress
     if not progress.empty:
         progress = progress[progress["replication"] == chosen["replication"]]
-    return Schedules(jobs, tasks, progress, describe_selection(chosen), declaration,
+    described = f"scenario {results.metadata[0].get('scenario')}, {describe_selection(chosen)}"
+    return Schedules(jobs, tasks, progress, described, declaration,
                      declaration.time_origin(scenario),
                      declaration.machine_size(scenario, results.runs), prefix)  # fmt: skip
 
@@ -115,8 +116,8 @@ def run_figures(
             label = plots.metric_label(metric, declaration.labels)
             figure = plots.plot_comparison(runs, metric, ylabel=label)
             drawn.append(Drawn(f"{prefix}-{metric}.png", figure,
-                               f"{metric} per policy: mean over {replications} replications "
-                               "with its 95% interval"))  # fmt: skip
+                               f"{label} per policy: mean over {_count(replications)} with "
+                               "its 95% interval"))  # fmt: skip
     if "run" in runs.columns or declaration.advantage_metric is None:
         return drawn
     metric, axes = declaration.advantage_metric, results.axes or None
@@ -125,8 +126,12 @@ def run_figures(
                 else f"{prefix}-advantage-{over.replace('.', '-')}.png")  # fmt: skip
         drawn.append(Drawn(name, plots.plot_advantage(runs, baseline, metric, over, axes=axes),
                            f"{metric} advantage over {baseline} by {over} (paired on the "
-                           f"same instances, {replications} replications)"))  # fmt: skip
+                           f"same instances, {_count(replications)})"))  # fmt: skip
     return drawn
+
+
+def _count(replications: int) -> str:
+    return f"{replications} replication{'' if replications == 1 else 's'}"
 
 
 def advantage_fields(runs: pd.DataFrame, axes: list[str] | None) -> list[str]:
