@@ -118,3 +118,27 @@ def drawn_share(driver) -> float:
         "  if (data[i + 3] > 0 && ink) drawn++ }"
         "return drawn / (data.length / 4)"
     ))  # fmt: skip
+
+
+def pan_frames(driver, zoom: float = 1.0, frames: int = 12) -> list[float]:
+    """Milliseconds per frame while the view pans (2% of its width a frame), at ``zoom``
+    times the whole schedule, in Bokeh's interactive mode, as its pan and wheel tools run:
+    from the range's change to the second animation frame after it."""
+    return driver.execute_async_script("""
+      const done = arguments[arguments.length - 1], [zoom, frames] = [arguments[0], arguments[1]]
+      const e = window.gridsimExplorer, range = e.gantt.x_range, times = []
+      const middle = (range.start + range.end) / 2, half = (range.end - range.start) * zoom / 2
+      range.setv({start: middle - half, end: middle + half})
+      const shift = (range.end - range.start) * 0.02
+      let frame = 0
+      function step() {
+        if (frame === frames) { done(times); return }
+        const began = performance.now()
+        Bokeh.documents[0].interactive_start(e.gantt)
+        const sign = frame % 2 ? -1 : 1
+        range.setv({start: range.start + sign * shift, end: range.end + sign * shift})
+        requestAnimationFrame(() => requestAnimationFrame(() => {
+          times.push(performance.now() - began); frame++; step() }))
+      }
+      requestAnimationFrame(() => requestAnimationFrame(step))
+    """, zoom, frames)  # fmt: skip
