@@ -98,8 +98,12 @@ def explorer_document(
     timeline: Timeline,
     machine: int | None = None,
     backend: str = "canvas",
+    unavailable: pd.DataFrame | None = None,
 ) -> Any:
     """The Bokeh document of one run's explorer (see the module docstring).
+
+    ``unavailable``: a job flow's local load and outages (tasks table rows: ``node``,
+    ``start``, ``end``), drawn grey under the jobs.
 
     ``backend`` "canvas" or "webgl": where the browser has no GPU (headless Chromium with
     ``--disable-gpu``), WebGL runs in software and the first render of the whole KTH-SP2
@@ -153,6 +157,14 @@ def explorer_document(
     })  # fmt: skip
     mapper = LinearColorMapper(palette=list(JOB_COLOURS), low=-0.5,
                                high=len(JOB_COLOURS) - 0.5)  # fmt: skip
+    if unavailable is not None and not unavailable.empty:
+        gantt.quad(left=timeline.axis(unavailable["start"].to_numpy()),
+                   right=timeline.axis(unavailable["end"].to_numpy()),
+                   bottom=unavailable["node"].to_numpy() - 0.45,
+                   top=unavailable["node"].to_numpy() + 0.45, fill_color="#BBBBBB",
+                   hatch_pattern="/", hatch_color="#888888", line_color=None,
+                   legend_label="local load, outages")  # fmt: skip
+        gantt.legend.location = "top_left"
     boxes = gantt.quad(source=quads, left="left", right="right", bottom="bottom", top="top",
                        fill_color={"field": "colour", "transform": mapper},
                        line_color="#333333", line_width=0.3, line_alpha=0.6,
@@ -176,9 +188,9 @@ def explorer_document(
     panels, lines = [], []
     busy_scale = float(machine or 1)
     for label, steps, scale, colour in (
-        ("share of processors in use" if machine else "processors in use",
+        ("busy (share)" if machine else "processors busy",
          processors_in_use(done), busy_scale, "#0072B2"),
-        ("jobs waiting", queue_length(jobs), 1.0, "#D55E00"),
+        ("waiting (jobs)", queue_length(jobs), 1.0, "#D55E00"),
     ):  # fmt: skip
         panel = figure(x_axis_type=x_type, height=150, sizing_mode="stretch_width",
                        x_range=gantt.x_range, tools=[PanTool(), WheelZoomTool(), ResetTool()],
@@ -282,6 +294,11 @@ def _rgba(colour: str) -> int:
     return red | green << 8 | blue << 16 | 0xFF << 24
 
 
+def selection_value(jobs: pd.DataFrame, column: str) -> Any:
+    """The one value of ``column`` in one run's rows (None when the table has none)."""
+    return jobs[column].iloc[0].item() if column in jobs.columns else None
+
+
 def _job_columns(done: pd.DataFrame, timeline: Timeline) -> dict[str, Any]:
     """What a tooltip and the search read of each job (times as the axis shows them)."""
     state = done["final_state"].map({s: i for i, s in enumerate(STATES)}).fillna(0)
@@ -331,7 +348,15 @@ def write_explorer(
     scenario = results.metadata[0].get("scenario_resolved", {})
     timeline = Timeline(kind.time_unit, kind.time_origin(scenario))
     name = title or f"{results.metadata[0].get('scenario')}: {policy or jobs['policy'].iloc[0]}"
-    layout = explorer_document(jobs, name, timeline, kind.machine_size(scenario, results.runs))
+    unavailable = None
+    if not results.tasks.empty:  # a job flow: its local load and outages
+        tasks = select_run(results.tasks, policy=jobs["policy"].iloc[0],
+                           replication=int(jobs["replication"].iloc[0]),
+                           queue_size=selection_value(jobs, "queue_size"), what="tasks",
+                           point=dict((selection or {}).items()))  # fmt: skip
+        unavailable = tasks[tasks["job_id"] < 0]
+    layout = explorer_document(jobs, name, timeline, kind.machine_size(scenario, results.runs),
+                               unavailable=unavailable)  # fmt: skip
     page = file_html(layout, INLINE, title=f"gridsim explore: {name}")
     path.write_text(page, encoding="utf-8")
     return int(ran(jobs).sum())
