@@ -9,7 +9,7 @@ clock, ``tools/chromium.py``), and the time per frame while the view pans. Run i
 
     gridsim run swf-replay --log KTH-SP2-1996-2.1-cln.swf.gz -o results/kth
     nice python benchmarks/bench_explore.py results/kth --policy easy
-    nice python benchmarks/bench_explore.py results/hpc2n --policy easy --repetitions 1
+    nice python benchmarks/bench_explore.py results/hpc2n --policy easy --renderers canvas
 
 Figures measured: docs/analysis.md, "Explorer".
 """
@@ -57,19 +57,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("results", type=Path)
     parser.add_argument("--policy", required=True)
     parser.add_argument("--repetitions", type=int, default=3)
+    parser.add_argument("--renderers", nargs="+", choices=BACKENDS, default=list(BACKENDS),
+                        help="renderers to measure (WebGL without a GPU is slow)")  # fmt: skip
     args = parser.parse_args(argv)
+    backends = tuple(args.renderers)
     reason = chromium.missing()
     if reason:
         sys.exit(f"no browser: {reason}")
     results = gridsim.load_results(args.results)
     folder = Path(tempfile.mkdtemp(prefix="bench-explore-"))
-    pages = {backend: folder / f"{backend}.html" for backend in BACKENDS}
+    pages = {backend: folder / f"{backend}.html" for backend in backends}
     built = {backend: build(results, args.policy, backend, pages[backend])
-             for backend in BACKENDS}  # fmt: skip
-    renders: dict[str, list[float]] = {backend: [] for backend in BACKENDS}
+             for backend in backends}  # fmt: skip
+    renders: dict[str, list[float]] = {backend: [] for backend in backends}
     frames: dict[tuple[str, float], list[float]] = {}
     for _ in range(args.repetitions):
-        for backend in BACKENDS:  # interleaved: a slow spell of the machine hits both
+        for backend in backends:  # interleaved: a slow spell of the machine hits both
             with chromium.browser() as driver:
                 driver.set_script_timeout(300)
                 renders[backend].append(chromium.open_explorer(driver, pages[backend], 300))
@@ -77,10 +80,10 @@ def main(argv: list[str] | None = None) -> None:
                     frames.setdefault((backend, zoom), []).extend(
                         chromium.pan_frames(driver, zoom)[2:]
                     )  # the first frames warm up
-    jobs = int(chromium_jobs(pages["canvas"]))
+    jobs = int(chromium_jobs(pages[backends[0]]))
     print(f"{args.results} {args.policy}: {jobs} jobs drawn, {args.repetitions} repetitions")
     print("renderer  page (MB)  build CPU (s)  first render (s), median [min, max]")
-    for backend in BACKENDS:
+    for backend in backends:
         times = renders[backend]
         print(
             f"{backend:<8}  {pages[backend].stat().st_size / 1e6:9.1f}  {built[backend]:13.2f}  "

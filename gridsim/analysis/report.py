@@ -192,7 +192,8 @@ def explorer_pages(results: Results, out_dir: Path, prefix: str) -> list[Block]:
         name = f"{prefix}-explore-{_file_name(policy)}.html"
         try:
             write_explorer(results, out_dir / name, policy=policy, selection=chosen)
-        except ValueError:  # the policy has no job in that run
+        except ValueError as error:  # no job of the policy ran there, or nodes not recorded
+            blocks.append(Block("text", f"{policy}: no page ({error})."))
             continue
         blocks.append(Block("link", (name, f"{policy}: {name}")))
     return blocks
