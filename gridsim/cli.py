@@ -311,9 +311,16 @@ def _print_summary(experiment, result) -> None:
     elif result.metadata.get("replications_completed"):
         click.echo("no summary: no run gave a result to average (see what was not done)")
     if "paired" in result.tables:
-        baseline = result.tables["paired"]["baseline"].iloc[0]
+        paired = result.tables["paired"]
+        baseline = paired["baseline"].iloc[0]
         click.echo(f"\npaired against {baseline}, same replications (policy - baseline):")
-        for _, row in result.tables["paired"].iterrows():
+        points = [axis for axis in experiment.axes if axis in paired.columns]
+        shown: tuple = ()
+        for _, row in paired.iterrows():
+            point = tuple(row[axis] for axis in points)
+            if points and point != shown:
+                click.echo("  " + ", ".join(f"{a}={v}" for a, v in zip(points, point, strict=True)))
+                shown = point
             click.echo(
                 f"  {row['policy']} vs {row['baseline']}: {row['metric']} "
                 f"{row['difference_mean']:+.4g} ± {row['difference_ci95']:.2g} "
