@@ -147,3 +147,9 @@ def test_a_folder_of_a_newer_jobs_schema_is_named_and_refused(tmp_path):
     (folder / "metadata.json").write_text(json.dumps({**manifest, "jobs_schema": JOBS_SCHEMA + 1}))
     with pytest.raises(ValueError, match=f"jobs_schema: {JOBS_SCHEMA + 1} is newer"):
         gridsim.load_results(folder)
+
+
+def test_docs_results_md_states_every_column_with_its_unit_and_meaning():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "results.md").read_text()
+    for column in JOB_COLUMNS:
+        assert f"| `{column.name}` | {column.unit} | {column.meaning} |" in text, column.name
