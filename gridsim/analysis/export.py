@@ -272,6 +272,18 @@ def replay_header(scenario: dict[str, Any]) -> tuple[SwfHeader, dict[str, object
     return header, fields, tuple(notes)
 
 
+def log_start(scenario: dict[str, Any]) -> float | None:
+    """The Unix time of a replayed log's time 0 (its header's UnixStartTime), from the
+    resolved scenario; None when the header has none or the log is no longer there."""
+    path = scenario["workload"]["path"]
+    try:
+        header = read_header(Path(path).expanduser() if path else bundled_swf())
+    except OSError:  # the log moved since the run: times stay seconds
+        return None
+    start = header.integer("UnixStartTime")
+    return float(start) if start is not None else None
+
+
 def read_header(path: Path) -> SwfHeader:
     """The header of an SWF file (plain or gzip), reading only its leading comment lines."""
     with path.open("rb") as raw:

@@ -41,6 +41,17 @@ BOUNDED_SLOWDOWN_THRESHOLD = 10.0  # s, the usual tau [Fei01]
 #: The final states of jobs that ran (held nodes until they ended).
 RAN_STATES = ("finished", "killed")
 _TOLERANCE = 1e-6  # s, for finish - start against run_time
+#: Labels with units of the aggregates of a log's schedule (:func:`jobflow_summary`).
+LABELS = {
+    "mean_wait_time": "mean wait (s)",
+    "mean_response_time": "mean response (s)",
+    "mean_slowdown": "mean slowdown (ratio)",
+    "mean_bounded_slowdown": "mean bounded slowdown (ratio)",
+    "utilisation": "utilisation (processor-time used / available)",
+    "killed_jobs": "jobs killed at their estimate",
+    "total_cost": "total cost (money)",
+    "makespan": "makespan (s)",
+}
 
 
 def ran(jobs: pd.DataFrame) -> pd.Series:

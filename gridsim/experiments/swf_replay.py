@@ -40,7 +40,7 @@ import pandas as pd
 from pydantic import Field, field_validator
 
 from gridsim.analysis import export
-from gridsim.analysis.jobflow_metrics import job_metrics, jobflow_summary, per_user_summary
+from gridsim.analysis.jobflow_metrics import LABELS, job_metrics, jobflow_summary, per_user_summary
 from gridsim.analysis.stats import summarise_by
 from gridsim.config import ScenarioBase, ScenarioError, Strict
 from gridsim.experiments import feasibility
@@ -82,72 +82,33 @@ DISPLAY_METRICS = [
 ]  # fmt: skip
 
 
-def log_start(scenario: dict[str, Any]) -> float | None:
-    """The Unix time of the replayed log's time 0 (its header's UnixStartTime), or None."""
-    from gridsim.analysis.export import read_header
-
-    path = scenario["workload"]["path"]
-    try:
-        start = read_header(Path(path).expanduser() if path else bundled_swf()).integer(
-            "UnixStartTime"
-        )
-    except OSError:  # the log moved since the run: times stay seconds
-        return None
-    return float(start) if start is not None else None
-
-
 def machine_size(scenario: dict[str, Any], runs: pd.DataFrame) -> int | None:
-    """The processors replayed on: the runs table's, else the scenario's node classes."""
+    """The processors replayed on: the runs table's (None for folders written before it)."""
     if "machine_processors" in runs.columns and runs["machine_processors"].notna().any():
         return int(runs["machine_processors"].max())
-    classes = scenario["platform"]["node_classes"]
-    return sum(int(c["count"]) for c in classes) or scenario["workload"]["mapping"].get(
-        "machine_processors"
-    )
+    return None
 
 
 #: What the report and the commands read of this kind (:class:`KindDeclaration`).
 DECLARATION = KindDeclaration(
-    report_metrics=(
-        "mean_wait_time",
-        "mean_response_time",
-        "mean_bounded_slowdown",
-        "utilisation",
-        "killed_jobs",
-        "total_cost",
-    ),
-    paired_metrics=("mean_wait_time", "mean_bounded_slowdown", "mean_response_time", "total_cost"),
+    report_metrics=("mean_wait_time", "mean_response_time", "mean_bounded_slowdown",
+                    "utilisation", "killed_jobs", "total_cost"),
+    paired_metrics=("mean_wait_time", "mean_bounded_slowdown", "mean_response_time",
+                    "total_cost"),
     bar_metrics=("mean_wait_time", "mean_bounded_slowdown"),
-    labels={
-        "mean_wait_time": "mean wait (s)",
-        "mean_response_time": "mean response (s)",
-        "mean_slowdown": "mean slowdown (ratio)",
-        "mean_bounded_slowdown": "mean bounded slowdown (ratio)",
-        "utilisation": "utilisation (processor-time used / available)",
-        "killed_jobs": "jobs killed at their estimate",
-        "total_cost": "total cost (money)",
-        "makespan": "makespan (s)",
-    },
-    figures=(
-        "gantt",
-        "utilisation",
-        "queue_length",
-        "wait_cdf",
-        "slowdown_cdf",
-        "wait_by_size",
-        "wait_by_user",
-    ),
+    labels=LABELS,
+    figures=("gantt", "utilisation", "queue_length", "wait_cdf", "slowdown_cdf",
+             "wait_by_size", "wait_by_user"),
     trace_commands=("gantt", "export", "explore"),
     time_unit="s",
-    time_origin=log_start,
+    time_origin=export.log_start,
     machine_size=machine_size,
     check_feasible=feasibility.check_swf_replay,
-    jobs_of_schema_1=JobsOfSchema1(
-        {"estimate": "requested_time"}, threshold_field="bounded_slowdown_threshold"
-    ),
+    jobs_of_schema_1=JobsOfSchema1({"estimate": "requested_time"},
+                                   threshold_field="bounded_slowdown_threshold"),
     swf_export=export.replay_swf,
     log_field="workload.path",
-)
+)  # fmt: skip
 
 
 class WorkloadConfig(Strict):
