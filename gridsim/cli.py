@@ -465,6 +465,21 @@ def policies() -> None:
         click.echo(f"{name.ljust(width)}  {summary}")
 
 
+def _run_options(command):
+    """``--replication``, ``--queue-size`` and ``--point``: which run of a results folder a
+    trace command reads."""
+    for option in reversed((
+        click.option("--replication", type=click.IntRange(min=0), default=0,
+                     show_default=True),
+        click.option("--queue-size", type=click.IntRange(min=1),
+                     help="Needed if the run swept it."),
+        click.option("--point", type=click.IntRange(min=0),
+                     help="Point of a sweep (gridsim status lists them)."),
+    )):  # fmt: skip
+        command = option(command)
+    return command
+
+
 def _results_table(results: Path, name: str, command: str):
     """Table ``name`` of a results folder of a kind ``command`` reads (its declaration's
     ``trace_commands``); a UserError naming the kinds it supports otherwise."""
@@ -531,10 +546,7 @@ def _check_image_format(output: Path) -> None:
 @main.command(epilog=examples("gantt"))
 @click.argument("results", type=_PathNamed(exists=True, file_okay=False, path_type=Path))
 @click.option("--policy", required=True, help="Policy label, e.g. CoP.")
-@click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
-@click.option("--point", type=click.IntRange(min=0),
-              help="Point of a sweep (gridsim status lists them).")  # fmt: skip
+@_run_options
 @click.option("--from", "start", type=_FiniteFloat(),
               help="Show from this time (time units; a log's: s since its start).")  # fmt: skip
 @click.option("--to", "end", type=_FiniteFloat(), help="Show up to this time.")
@@ -625,10 +637,7 @@ def report(results, out, no_explore, quiet) -> None:
 @main.command(epilog=examples("explore"))
 @click.argument("results", type=_PathNamed(exists=True, file_okay=False, path_type=Path))
 @click.option("--policy", help="Policy label, e.g. CoP [the baseline].")
-@click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
-@click.option("--point", type=click.IntRange(min=0),
-              help="Point of a sweep (gridsim status lists them).")  # fmt: skip
+@_run_options
 @click.option("--output", "-o", type=_PathNamed(path_type=Path), required=True,
               help="HTML file (works offline).")  # fmt: skip
 @quiet_option("line naming the file written")
@@ -678,10 +687,7 @@ def explore(results, policy, replication, queue_size, point, output, quiet) -> N
     help="swf: Standard Workload Format; batsim: Batsim's jobs.csv.",
 )
 @click.option("--policy", required=True, help="Policy label, e.g. CoP.")
-@click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
-@click.option("--point", type=click.IntRange(min=0),
-              help="Point of a sweep (gridsim status lists them).")  # fmt: skip
+@_run_options
 @click.option("--output", "-o", type=_PathNamed(path_type=Path), required=True,
               help="Output file (.swf, .swf.gz or .csv).")  # fmt: skip
 @click.option("--time-unit", "time_unit_s", type=_FiniteFloat(positive=True),
