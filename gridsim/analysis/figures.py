@@ -22,7 +22,7 @@ from matplotlib.figure import Figure
 
 from gridsim.analysis import plots, schedule_plots
 from gridsim.analysis.jobflow_metrics import ran
-from gridsim.analysis.results import Results, select_run
+from gridsim.analysis.results import Results
 from gridsim.analysis.stats import comparison_keys
 from gridsim.analysis.timelines import tasks_of_jobs
 from gridsim.experiments.kinds import KindDeclaration
@@ -254,4 +254,4 @@ def schedule_figures(
     return [drawn for name in declaration.figures for drawn in FIGURES[name](data, baseline)]
 
 
-__all__ = ["FIGURES", "Drawn", "run_selection", "schedule_figures", "select_run"]
+__all__ = ["FIGURES", "Drawn", "run_figures", "run_selection", "schedule_figures"]

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 import gridsim
-from gridsim.analysis.stats import baseline_policy, paired_comparison
+from gridsim.analysis.stats import baseline_policy, comparison_keys, paired_comparison
 from gridsim.experiments import cells as cell_sets
 from gridsim.experiments.cells import Chunk
 from gridsim.experiments.executors import ChunkExecutor, open_executor
@@ -394,7 +394,8 @@ def derived_tables(
         runs = runs[runs["comparable"]]
     if runs.empty:
         return {}
-    keys = [a for a in axes if a in runs.columns and a != "policy"]
+    # per point, and per goal of a batch cycle (comparison_keys): never averaged across them
+    keys = [key for key in comparison_keys(runs, list(axes)) if key != "policy"]
     reference = baseline_policy(baseline, list(dict.fromkeys(runs["policy"])))
     return {"paired": paired_comparison(runs, metric, str(reference), keys)}
 
