@@ -32,7 +32,7 @@ def test_the_report_pairs_a_job_flow_against_its_baseline_as_the_run_does(tmp_pa
     assert results.policies[0] == "BFstart" and results.baseline == "BFfinish"
     runs = results.runs
     assert (runs.loc[runs["policy"] == "BFfinish", "finish_advantage_pct"] == 0).all()
-    write_report([folder], tmp_path)
+    write_report([folder], tmp_path, explore=False)
     markdown = (tmp_path / "report.md").read_text()
     assert "### Paired differences against BFfinish" in markdown
     assert "mean_finish advantage over BFfinish by queue_size" in markdown
@@ -55,7 +55,7 @@ def test_a_job_flow_that_names_no_baseline_is_compared_with_its_first_policy(tmp
     runs = results.runs
     assert (runs.loc[runs["policy"] == first, "finish_advantage_pct"] == 0).all()
     assert (runs.loc[runs["policy"] != first, "finish_advantage_pct"] != 0).any()
-    write_report([tmp_path / "out"], tmp_path / "report")
+    write_report([tmp_path / "out"], tmp_path / "report", explore=False)
     assert f"### Paired differences against {first}" in (tmp_path / "report/report.md").read_text()
 
 
@@ -63,7 +63,7 @@ def test_the_paired_table_of_a_run_and_its_report_share_the_baseline(tmp_path):
     folder = cloud_run()  # no baseline field: the first policy
     results = load_results(folder)
     assert set(results.paired["baseline"]) == {results.policies[0]} == {results.baseline}
-    write_report([folder], tmp_path)
+    write_report([folder], tmp_path, explore=False)
     assert f"Paired differences against {results.baseline}" in (tmp_path / "report.md").read_text()
 
 
@@ -74,7 +74,7 @@ def test_a_report_of_a_run_that_finished_nothing_says_so(tmp_path):
         "scenario": "stopped", "kind": "jobflow", "status": "interrupted",
         "error": "interrupted by the user",
     }))  # fmt: skip
-    result = invoke("report", empty, jobflow_run(), "-o", tmp_path / "report")
+    result = invoke("report", empty, jobflow_run(), "-o", tmp_path / "report", "--no-explore")
     assert result.exit_code == 0, result.output
     markdown = (tmp_path / "report" / "report.md").read_text()
     assert (f"`{empty}`: no replication finished (status interrupted: interrupted by the "
