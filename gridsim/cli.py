@@ -314,7 +314,7 @@ def _print_summary(experiment, result) -> None:
         paired = result.tables["paired"]
         baseline = paired["baseline"].iloc[0]
         click.echo(f"\npaired against {baseline}, same replications (policy - baseline):")
-        points = [axis for axis in experiment.axes if axis in paired.columns]
+        points = [a for a in experiment.axes if a in paired.columns and a != "policy"]
         shown: tuple = ()
         for _, row in paired.iterrows():
             point = tuple(row[axis] for axis in points)

@@ -142,7 +142,7 @@ def plot_gantt(
         axes.set_ylabel("node")
     axes.set_xlabel(f"time ({time_unit})")
     if origin is not None:
-        axes.xaxis.set_major_formatter(FuncFormatter(lambda x, _: _date(origin + x)))
+        axes.xaxis.set_major_formatter(FuncFormatter(lambda x, _: _date(origin + x, "\n")))
         axes.set_xlabel(f"date (UTC; time {time_unit} since {_date(origin)})")
     if window is not None:
         axes.set_xlim(*window)
@@ -172,8 +172,8 @@ def _middle_rows(tasks: pd.DataFrame, row: dict[int, int]) -> dict[int, int]:
     return {int(job): sorted(part)[len(part) // 2] for job, part in jobs.groupby("job_id")["row"]}
 
 
-def _date(unix_seconds: float) -> str:
-    return pd.Timestamp(unix_seconds, unit="s").strftime("%Y-%m-%d %H:%M")
+def _date(unix_seconds: float, between: str = " ") -> str:
+    return pd.Timestamp(unix_seconds, unit="s").strftime(f"%Y-%m-%d{between}%H:%M")
 
 
 def _gantt_hatch(hatch: str | None) -> str | None:
