@@ -106,8 +106,8 @@ def explorer_document(
     ``start``, ``end``), drawn grey under the jobs.
 
     ``backend`` "canvas" or "webgl": where the browser has no GPU (headless Chromium with
-    ``--disable-gpu``), WebGL runs in software and the first render of the whole KTH-SP2
-    log took 3.9 s against 1.4 s on the canvas (docs/analysis.md), so canvas is the default.
+    ``--disable-gpu``), WebGL runs in software, and a pan of the whole KTH-SP2 log took
+    137 ms a frame against 34 ms on the canvas (docs/analysis.md), so canvas is the default.
     """
     from bokeh.document import Document
     from bokeh.layouts import column, row
@@ -213,7 +213,8 @@ def explorer_document(
     gantt.x_range.js_on_change("end", switch)
     code = (resources.files("gridsim") / "data" / "explore" / "explorer.js").read_text()
     arguments = dict(quads=quads, jobs=job_source, outlines=outlines, tooltip=tooltip,
-                     gantt=gantt, status=status, search=search)  # fmt: skip
+                     gantt=gantt, status=status, search=search, boxes=boxes,
+                     raster=raster)  # fmt: skip
     setup = CustomJS(args={**arguments, "dates": timeline.dates, "unit": timeline.unit,
                            "states": list(STATES)}, code=code)  # fmt: skip
     gantt.add_tools(HoverTool(renderers=[boxes], tooltips=None, callback=CustomJS(

@@ -158,3 +158,23 @@ def test_a_job_flow_explorer_renders_on_time_units(driver, tmp_path):
         "return Bokeh.documents[0].get_model_by_name('gridsim-tooltip').text"
     )
     assert f"<b>job {job_id}</b> (no user, finished)" in text and "time units" in text
+
+
+def test_a_view_of_more_rectangles_than_the_limit_shows_the_image_until_zoomed_in(
+    driver, kth, monkeypatch
+):
+    import gridsim.analysis.explore as explore
+
+    page, _ = kth
+    monkeypatch.setattr(explore, "DETAIL_RECTANGLES", 1000)  # the excerpt has 5,308
+    coarse = page.with_name("coarse.html")
+    results = gridsim.load_results(page.parent / "results")
+    write_explorer(results, coarse, policy="easy", selection={"replication": 0})
+    chromium.open_explorer(driver, coarse)
+    shown = "[e.quadsShown(), e.rasterShown()]"
+    assert chromium.explorer(driver, shown) == [False, True]
+    assert chromium.drawn_share(driver) > 0.2  # the image holds the schedule
+    _, y = chromium.explorer(driver, "e.point(0)")
+    for _ in range(4):  # zoom in to a view holding fewer than 1,000 rectangles
+        chromium.wheel(driver, 700, y, -600)
+    assert chromium.explorer(driver, shown) == [True, False]

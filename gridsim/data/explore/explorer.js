@@ -1,7 +1,7 @@
 // gridsim explore: the interactions of the schedule explorer (gridsim/analysis/explore.py).
 // Called with one of {ready}, {hover}, {tap}, {search}; the state lives in window.gridsimExplorer.
-// Arguments: quads, jobs, outlines, tooltip, gantt, status, search (Bokeh models), dates,
-// unit, states.
+// Arguments: quads, jobs, outlines, tooltip, gantt, status, search, boxes, raster (Bokeh
+// models), dates, unit, states.
 const data = cb_data || {}
 let ex = window.gridsimExplorer
 if (ex === undefined) {
@@ -34,6 +34,8 @@ if (ex === undefined) {
   ex.finished = () => Bokeh.index.find_one(gantt).has_finished()
   ex.rowOf = (id) => byId.get(Number(id))
   ex.times = (row) => [jobs.data.submit[row], jobs.data.finish[row]]
+  ex.quadsShown = () => boxes.visible
+  ex.rasterShown = () => raster.visible
   ex.select = (row) => select(row)
 }
 
