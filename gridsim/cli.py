@@ -51,20 +51,25 @@ def _load(scenario: str | None, log: Path | None = None, overrides: tuple[str, .
 
 
 def _with_log(source: str | Path, log: Path) -> str:
-    """The scenario's YAML text with ``workload.path`` set to ``log`` (``--log``)."""
+    """The scenario's YAML text with its kind's log field (``workload.path``) set to ``log``
+    (``--log``)."""
     import yaml
 
     from gridsim.config import read_yaml
+    from gridsim.experiments.kinds import KINDS, declaration
 
     document, _ = read_yaml(source)
-    if document.get("kind") != "swf_replay":
-        raise ScenarioError(f"--log applies to swf_replay scenarios, not {document.get('kind')!r}")
-    workload = document.get("workload") or {}
-    if not isinstance(workload, dict):
-        raise ScenarioError("workload: expected a mapping")
-    document["workload"] = {**workload, "path": str(log.expanduser().resolve())}
+    kind = document.get("kind")
+    takes = [name for name in KINDS if declaration(name).log_field]
+    if kind not in takes:
+        raise ScenarioError(f"--log applies to {' and '.join(takes)} scenarios, not {kind!r}")
+    section, name = declaration(kind).log_field.rsplit(".", 1)  # type: ignore[union-attr]
+    values = document.get(section) or {}
+    if not isinstance(values, dict):
+        raise ScenarioError(f"{section}: expected a mapping")
+    document[section] = {**values, name: str(log.expanduser().resolve())}
     text = yaml.safe_dump(document, sort_keys=False)
-    return f"# workload.path set by --log {log}\n{text}"
+    return f"# {section}.{name} set by --log {log}\n{text}"
 
 
 def _default_out(experiment, seed: int | None) -> Path:
@@ -306,9 +311,16 @@ def _print_summary(experiment, result) -> None:
     elif result.metadata.get("replications_completed"):
         click.echo("no summary: no run gave a result to average (see what was not done)")
     if "paired" in result.tables:
-        baseline = result.tables["paired"]["baseline"].iloc[0]
+        paired = result.tables["paired"]
+        baseline = paired["baseline"].iloc[0]
         click.echo(f"\npaired against {baseline}, same replications (policy - baseline):")
-        for _, row in result.tables["paired"].iterrows():
+        points = [a for a in experiment.axes if a in paired.columns and a != "policy"]
+        shown: tuple = ()
+        for _, row in paired.iterrows():
+            point = tuple(row[axis] for axis in points)
+            if points and point != shown:
+                click.echo("  " + ", ".join(f"{a}={v}" for a, v in zip(points, point, strict=True)))
+                shown = point
             click.echo(
                 f"  {row['policy']} vs {row['baseline']}: {row['metric']} "
                 f"{row['difference_mean']:+.4g} ± {row['difference_ci95']:.2g} "
@@ -453,16 +465,28 @@ def policies() -> None:
         click.echo(f"{name.ljust(width)}  {summary}")
 
 
-#: The scenario kinds whose results each trace command reads.
-TRACE_KINDS = {"gantt": ("jobflow",), "export": ("jobflow", "swf_replay")}
+def _run_options(command):
+    """``--replication``, ``--queue-size`` and ``--point``: which run of a results folder a
+    trace command reads."""
+    for option in reversed((
+        click.option("--replication", type=click.IntRange(min=0), default=0,
+                     show_default=True),
+        click.option("--queue-size", type=click.IntRange(min=1),
+                     help="Needed if the run swept it."),
+        click.option("--point", type=click.IntRange(min=0),
+                     help="Point of a sweep (gridsim status lists them)."),
+    )):  # fmt: skip
+        command = option(command)
+    return command
 
 
 def _results_table(results: Path, name: str, command: str):
-    """Table ``name`` of a results folder of a kind ``command`` reads; a UserError naming the
-    kinds it supports otherwise."""
+    """Table ``name`` of a results folder of a kind ``command`` reads (its declaration's
+    ``trace_commands``); a UserError naming the kinds it supports otherwise."""
     from gridsim.analysis.results import load_table, read_manifest
+    from gridsim.experiments.kinds import kinds_with
 
-    kind, supported = read_manifest(results)["kind"], TRACE_KINDS[command]
+    kind, supported = read_manifest(results)["kind"], kinds_with(command)
     if kind not in supported:
         raise UserError(results, f"{command} reads the results of {' and '.join(supported)} "
                                  f"scenarios, not {kind}")  # fmt: skip
@@ -522,23 +546,21 @@ def _check_image_format(output: Path) -> None:
 @main.command(epilog=examples("gantt"))
 @click.argument("results", type=_PathNamed(exists=True, file_okay=False, path_type=Path))
 @click.option("--policy", required=True, help="Policy label, e.g. CoP.")
-@click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
-@click.option("--point", type=click.IntRange(min=0),
-              help="Point of a sweep (gridsim status lists them).")  # fmt: skip
-@click.option("--from", "start", type=_FiniteFloat(), help="Show from this time (time units).")
-@click.option("--to", "end", type=_FiniteFloat(), help="Show up to this time (time units).")
+@_run_options
+@click.option("--from", "start", type=_FiniteFloat(),
+              help="Show from this time (time units; a log's: s since its start).")  # fmt: skip
+@click.option("--to", "end", type=_FiniteFloat(), help="Show up to this time.")
 @click.option("--output", "-o", type=_PathNamed(path_type=Path), required=True,
               help="Image file (.png, .svg, .pdf).")  # fmt: skip
 @quiet_option("line naming the file written")
 def gantt(results, policy, replication, queue_size, point, start, end, output, quiet) -> None:
-    """Draw the Gantt chart of one run of a job-flow RESULTS folder."""
+    """Draw the Gantt chart of one run of a job-flow or log-replay RESULTS folder."""
     from gridsim.analysis.plots import plot_gantt
 
     _check_image_format(output)
     _check_outside_results(output, "--output")
-    tasks = _one_run(results, _results_table(results, "tasks", "gantt"), policy, replication,
-                     queue_size, "tasks", point)  # fmt: skip
+    tasks, kind, scenario = _gantt_tasks(results, policy, replication, queue_size, point,
+                                         windowed=start is not None or end is not None)  # fmt: skip
     window = None
     if start is not None or end is not None:
         window = (start or 0.0, end if end is not None else float(tasks["end"].max()))
@@ -547,11 +569,42 @@ def gantt(results, policy, replication, queue_size, point, start, end, output, q
                             "the window shown must end after it starts")  # fmt: skip
     size = f", {queue_size} jobs" if queue_size else ""
     figure = plot_gantt(tasks, title=f"{results.name}: {policy}, replication {replication}{size}",
-                        window=window)  # fmt: skip
+                        window=window, time_unit=kind.time_unit,
+                        origin=kind.time_origin(scenario))  # fmt: skip
     with writing(output):
         figure.savefig(output, dpi=150)
     if not quiet:
         click.echo(f"wrote {output}")
+
+
+#: A log replay's Gantt chart without --from/--to is refused beyond this many jobs.
+GANTT_MOST_JOBS = 2000
+
+
+def _gantt_tasks(results, policy, replication, queue_size, point, windowed: bool):
+    """The tasks the Gantt chart draws: a job flow's tasks table, or a replay's jobs on the
+    nodes of their interval sets; the kind's declaration and the resolved scenario."""
+    from gridsim.analysis.results import load_table, read_manifest
+    from gridsim.analysis.timelines import tasks_of_jobs
+    from gridsim.experiments.kinds import declaration
+
+    manifest = read_manifest(results)
+    kind = declaration(manifest["kind"])
+    scenario = manifest.get("scenario_resolved") or {}
+    if load_table(results, "tasks") is not None:
+        tasks = _one_run(results, _results_table(results, "tasks", "gantt"), policy,
+                         replication, queue_size, "tasks", point)  # fmt: skip
+        return tasks, kind, scenario
+    jobs = _one_run(results, _results_table(results, "jobs", "gantt"), policy, replication,
+                    queue_size, "jobs", point)  # fmt: skip
+    if (jobs["allocated_resources"].fillna("") == "").all():
+        raise UserError(results, "no job's nodes were recorded (record_nodes: false)")
+    if not windowed and len(jobs) > GANTT_MOST_JOBS:
+        last = float(jobs["finish_time"].max())
+        raise UserError(results, f"{len(jobs)} jobs are too many for one chart: choose a window "
+                        f"with --from/--to ({kind.time_unit} since the start, 0 to {last:.0f}), "
+                        "or draw the whole schedule with gridsim explore")  # fmt: skip
+    return tasks_of_jobs(jobs), kind, scenario
 
 
 @main.command(epilog=examples("report"))
@@ -565,8 +618,10 @@ def gantt(results, policy, replication, queue_size, point, start, end, output, q
     show_default=True,
     help="Folder for the report.",
 )
+@click.option("--no-explore", is_flag=True,
+              help="Leave out the interactive explorer pages (one per policy).")  # fmt: skip
 @quiet_option("line naming the files written")
-def report(results, out, quiet) -> None:
+def report(results, out, no_explore, quiet) -> None:
     """Write report.md and report.html (tables and figures) for RESULTS folders.
 
     Folders of the same scenario kind are combined into one comparison.
@@ -574,9 +629,52 @@ def report(results, out, quiet) -> None:
     from gridsim.analysis.report import write_report
 
     _check_outside_results(out, "--out", folder=True)
-    path = write_report(list(results), out)
+    path = write_report(list(results), out, explore=not no_explore)
     if not quiet:
         click.echo(f"wrote {path} and {path.with_suffix('.html')}")
+
+
+@main.command(epilog=examples("explore"))
+@click.argument("results", type=_PathNamed(exists=True, file_okay=False, path_type=Path))
+@click.option("--policy", help="Policy label, e.g. CoP [the baseline].")
+@_run_options
+@click.option("--output", "-o", type=_PathNamed(path_type=Path), required=True,
+              help="HTML file (works offline).")  # fmt: skip
+@quiet_option("line naming the file written")
+def explore(results, policy, replication, queue_size, point, output, quiet) -> None:
+    """Write an interactive schedule explorer of one run of RESULTS (one HTML file).
+
+    A Gantt chart of nodes against time with zoom and pan, a tooltip per job, a click that
+    outlines the jobs a job waited behind, and processors in use and jobs waiting below.
+    """
+    try:
+        import bokeh  # noqa: F401
+    except ImportError:
+        raise UserError(
+            "gridsim explore", "needs Bokeh: pip install 'gridsim-sched[explore]'"
+        ) from None
+    import gridsim
+    from gridsim.analysis.explore import ExploreError, write_explorer
+
+    _check_outside_results(output, "--output")
+    if output.suffix.lower() not in (".html", ".htm"):
+        raise UserError(f"--output {output}", "the explorer is an HTML page: name it .html")
+    _results_table(results, "jobs", "explore")
+    loaded = gridsim.load_results(results)
+    policy = policy or loaded.baseline
+    selection = {"replication": replication}
+    if queue_size is not None:
+        selection["queue_size"] = queue_size
+    one = _one_run(results, loaded.jobs, policy, replication, queue_size, "jobs", point)
+    selection.update({c: one[c].iloc[0] for c in loaded.axes if c in one.columns and c != "policy"})
+    try:
+        with writing(output):
+            drawn = write_explorer(loaded, output, policy=policy, selection=selection)
+    except ExploreError as error:
+        raise UserError(results, str(error)) from None
+    if not quiet:
+        size = output.stat().st_size / 1e6
+        click.echo(f"wrote {output} ({drawn} jobs of {policy}, {size:.1f} MB)")
 
 
 @main.command(epilog=examples("export"))
@@ -589,10 +687,7 @@ def report(results, out, quiet) -> None:
     help="swf: Standard Workload Format; batsim: Batsim's jobs.csv.",
 )
 @click.option("--policy", required=True, help="Policy label, e.g. CoP.")
-@click.option("--replication", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--queue-size", type=click.IntRange(min=1), help="Needed if the run swept it.")
-@click.option("--point", type=click.IntRange(min=0),
-              help="Point of a sweep (gridsim status lists them).")  # fmt: skip
+@_run_options
 @click.option("--output", "-o", type=_PathNamed(path_type=Path), required=True,
               help="Output file (.swf, .swf.gz or .csv).")  # fmt: skip
 @click.option("--time-unit", "time_unit_s", type=_FiniteFloat(positive=True),

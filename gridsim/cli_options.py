@@ -66,6 +66,11 @@ EXAMPLES = {
     "gantt": [
         "gridsim gantt results/cp --policy CoP --queue-size 50 -o cop.png",
         "gridsim gantt results/sweep --policy CoP --point 3 --from 0 --to 500 -o cop.svg",
+        "gridsim gantt results/kth --policy easy --from 864000 --to 950400 -o easy-day-10.png",
+    ],
+    "explore": [
+        "gridsim explore results/kth --policy easy -o easy.html",
+        "gridsim explore results/cp --policy CoP --queue-size 50 -o cop.html",
     ],
     "report": ["gridsim report results/ws -o report", "gridsim report results/a results/b -o ab"],
     "export": [

@@ -50,7 +50,7 @@ def test_run_of_a_mapping_in_memory_gives_the_tables_gridsim_run_writes(tmp_path
     results = gridsim.run(TINY, jobs=1, progress=False)
     assert repr(results) == (
         "Results(kind='window_search', name='tiny', points=1, policies=['FirstFit', 'MaxQ'], "
-        "replications=3, tables={'runs': 6})"
+        "replications=3, tables={'runs': 6, 'paired': 1})"
     )
     assert results.metadata[0]["folder"] is None and results.metadata[0]["seed"] == 4
     path = tmp_path / "tiny.yaml"
@@ -72,7 +72,7 @@ def test_run_with_out_writes_the_folder_gridsim_run_writes_and_resumes_it(tmp_pa
                         out=out, progress=False)  # fmt: skip
     assert first.metadata[0]["folder"] == str(out)
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
-        "metadata.json", "runs", "summary.csv",
+        "metadata.json", "paired.parquet", "runs", "summary.csv",
     ]  # fmt: skip
     with caplog.at_level("INFO", logger="gridsim"):
         more = gridsim.run(ROOT / "scenarios" / "window-search.yaml", replications=range(0, 3),

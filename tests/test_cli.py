@@ -49,7 +49,7 @@ def test_run_of_the_quickstart_prints_one_row_per_policy_and_writes_results(tmp_
         assert line.split()[:2] == [policy, "3"]
     assert f"results: {out}  (3 replications)" in completed.stdout
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
-        "metadata.json", "runs", "summary.csv",
+        "metadata.json", "paired.parquet", "runs", "summary.csv",
     ]  # fmt: skip
     runs = load_table(out, "runs")
     assert len(runs) == 3 * len(policies)

@@ -164,7 +164,7 @@ def test_a_run_with_jobs_wider_than_the_machine_prints_the_rejection_counts(tmp_
     result = invoke("run", path, "-r", 3, "-q", "-j", 1, "-o", out)
     assert result.exit_code == 0, result.output
     jobs = load_table(out, "jobs")
-    rejected = jobs[(jobs["final_state"] == "rejected") & (jobs["n"] > 8)]
+    rejected = jobs[(jobs["final_state"] == "rejected") & (jobs["processors"] > 8)]
     assert len(rejected) > 0  # n ~ U{4..12}: some jobs ask for more than 8 nodes
     metadata = json.loads((out / "metadata.json").read_text())
     for policy in ("BFstart", "BFfinish"):
@@ -175,7 +175,7 @@ def test_a_run_with_jobs_wider_than_the_machine_prints_the_rejection_counts(tmp_
                "what": "jobs rejected", "why": "wider than the machine"}  # fmt: skip
         assert row in metadata["rejections"]
     not_rejected = jobs[(jobs["final_state"] != "rejected")]
-    assert (not_rejected["n"] <= 8).all()
+    assert (not_rejected["processors"] <= 8).all()
 
 
 def test_jobs_dropped_from_a_log_are_counted_once_for_every_scheduler(tmp_path):
@@ -228,11 +228,11 @@ def test_a_run_whose_every_job_is_rejected_ends_with_the_counts(tmp_path):
     assert result.exit_code == 0, result.output
     jobs = load_table(out, "jobs")
     for policy in ("BFstart", "BFfinish"):
-        wide = int((jobs[jobs["policy"] == policy]["n"] > 8).sum())
+        wide = int((jobs[jobs["policy"] == policy]["processors"] > 8).sum())
         assert wide > 0
         assert (f"  {policy}, queue_size 1: {wide} of 4 jobs rejected: wider than the machine"
                 in result.stdout.splitlines())  # fmt: skip
-    empty = int(jobs.loc[jobs["n"] > 8, "replication"].iloc[0])
+    empty = int(jobs.loc[jobs["processors"] > 8, "replication"].iloc[0])
     chart = invoke("gantt", out, "--policy", "BFstart", "--replication", empty, "-o",
                    tmp_path / "c.png")  # fmt: skip
     assert chart.exit_code == 2, chart.output

@@ -97,7 +97,7 @@ def test_the_results_folder_holds_the_tables_the_summary_and_the_metadata(scenar
         model, text, jobs=1, out_dir=tmp_path, command="gridsim run tiny.yaml", progress=False
     )
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == [
-        "metadata.json", "runs", "summary.csv",
+        "metadata.json", "paired.parquet", "runs", "summary.csv",
     ]  # fmt: skip
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["point=0"]
     pdt.assert_frame_equal(load_table(tmp_path, "runs"), result.tables["runs"])

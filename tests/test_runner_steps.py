@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 from concurrent.futures import Future
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -112,7 +113,8 @@ def kind(monkeypatch) -> StandInKind:
     stand_in = StandInKind()
     monkeypatch.setattr(jobflow_kind, "run_replication", stand_in.run_replication)
     monkeypatch.setattr(jobflow_kind, "summarise", stand_in.summarise)
-    monkeypatch.setattr(jobflow_kind, "PAIRED_METRIC", "value", raising=False)
+    monkeypatch.setattr(jobflow_kind, "DECLARATION",
+                        replace(jobflow_kind.DECLARATION, paired_metrics=("value",)))  # fmt: skip
     monkeypatch.setattr(jobflow_kind, "REJECTIONS", (UNFINISHED,))
     return stand_in
 
@@ -197,8 +199,9 @@ def test_the_folder_records_the_experiment_the_outcome_and_the_tables(kind, grid
     result = run(grid, out_dir=tmp_path, command="gridsim run flow.yaml")
     written = metadata(tmp_path)
     assert sorted(written) == sorted([
-        "store_format", "scenario", "kind", "seed", "scenario_hash", "gridsim_version",
-        "git_commit", "dependencies", "axes", "points", "scenario_text", "scenario_resolved",
+        "store_format", "jobs_schema", "scenario", "kind", "seed", "scenario_hash",
+        "gridsim_version", "git_commit", "dependencies", "axes", "points", "scenario_text",
+        "scenario_resolved",
         "identity", "planned", "history", "done", "status", "error", "command",
         "replications_requested", "replications_completed", "tables", "rejections",
     ])  # fmt: skip
@@ -274,7 +277,8 @@ def test_one_policy_or_a_kind_without_a_paired_metric_derives_no_paired_table(
 ):
     one = load_experiment(GRID.replace("[BFstart, BFfinish]", "[BFfinish]"))
     assert list(run(one).tables) == ["runs"]
-    monkeypatch.delattr(jobflow_kind, "PAIRED_METRIC")
+    monkeypatch.setattr(jobflow_kind, "DECLARATION",
+                        replace(jobflow_kind.DECLARATION, paired_metrics=()))  # fmt: skip
     monkeypatch.delattr(jobflow_kind, "REJECTIONS")
     result = run(grid)
     assert list(result.tables) == ["runs"] and result.metadata["rejections"] == []
@@ -284,7 +288,8 @@ def test_a_paired_table_no_longer_derived_is_removed_from_the_folder(kind, grid,
                                                                       monkeypatch):  # fmt: skip
     run(grid, replications=1, out_dir=tmp_path)
     assert (tmp_path / "paired.parquet").exists()
-    monkeypatch.delattr(jobflow_kind, "PAIRED_METRIC")
+    monkeypatch.setattr(jobflow_kind, "DECLARATION",
+                        replace(jobflow_kind.DECLARATION, paired_metrics=()))  # fmt: skip
     result = run(grid, replications=2, out_dir=tmp_path)
     assert not (tmp_path / "paired.parquet").exists()
     assert metadata(tmp_path)["tables"] == ["runs"] and list(result.tables) == ["runs"]

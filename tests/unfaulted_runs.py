@@ -17,11 +17,18 @@ import pandas as pd
 from gridsim.config import validate
 from gridsim.experiments.jobflow import JobFlowScenario, run_replication
 from gridsim.experiments.runner import replication_seed
+from gridsim.sim.trace import node_ids
 
 DIGESTS = Path(__file__).resolve().parent / "data" / "unfaulted_digests.json"
+#: The digests were recorded on the jobs table's first schema: today's columns are hashed
+#: under those names and in that form (node ids space-separated), so that the digests pin
+#: the schedules, not the table's names.
 JOB_COLUMNS = ["job_id", "arrival", "first_promised_start", "start", "finish", "wait", "runtime",
                "planned_runtime", "n", "volume", "nodes", "cost", "delay", "final_state",
                "reason", "queue_size", "policy", "replication"]  # fmt: skip
+SCHEMA_1_NAMES = {"submit_time": "arrival", "first_reservation": "first_promised_start",
+                  "start_time": "start", "finish_time": "finish", "run_time": "runtime",
+                  "requested_time": "planned_runtime", "processors": "n"}  # fmt: skip
 TASK_COLUMNS = ["job_id", "node", "performance", "start", "end", "kind", "queue_size", "policy",
                 "replication"]  # fmt: skip
 RUN_COLUMNS = ["queue_size", "replication", "policy", "mean_finish", "makespan", "mean_wait",
@@ -57,6 +64,14 @@ def digest(table: pd.DataFrame, columns: list[str]) -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
+def in_schema_1(jobs: pd.DataFrame) -> pd.DataFrame:
+    """A jobs table in the columns the digests were recorded on."""
+    old = jobs.rename(columns=SCHEMA_1_NAMES)
+    return old.assign(wait=old["start"] - old["arrival"],
+                      nodes=[" ".join(map(str, node_ids(text))) for text in
+                             jobs["allocated_resources"]])  # fmt: skip
+
+
 def digests() -> dict[str, dict[str, str]]:
     out = {}
     for name, document in SCENARIOS.items():
@@ -69,7 +84,7 @@ def digests() -> dict[str, dict[str, str]]:
                 {"jobs_finished": np.int64, "jobs_not_finished": np.int64, "delayed_jobs": np.int64}
             )
             out[f"{name}/{replication}"] = {
-                "jobs": digest(tables["jobs"], JOB_COLUMNS),
+                "jobs": digest(in_schema_1(tables["jobs"]), JOB_COLUMNS),
                 "tasks": digest(tables["tasks"], TASK_COLUMNS),
                 "runs": digest(runs, RUN_COLUMNS),
             }

@@ -97,7 +97,7 @@ def load_horizon_shares(jobs: pd.DataFrame, horizon: float, axes: Sequence[str])
     neighbours; this separates that from placing dependably among the local load.
     """
     ran = jobs[jobs["final_state"] != "rejected"]
-    late = ran["start"] >= horizon
+    late = ran["start_time"] >= horizon
     ran = ran.assign(after_load=late.astype(float), disturbed_in_load=ran["disturbed"].astype(
         float).where(~late))  # fmt: skip
     keys = [*axes, "policy", "replication"]

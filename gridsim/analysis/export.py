@@ -1,32 +1,27 @@
-"""Export one simulation's job trace to other tools' formats: SWF and Batsim's ``jobs.csv``.
+"""Export one simulation's jobs to other tools' formats: SWF and Batsim's ``jobs.csv``.
 
-Consumes the ``jobs`` table of one run -- of a ``jobflow`` results folder
-(:mod:`gridsim.sim.trace`) or of an ``swf_replay`` one (:mod:`gridsim.experiments.swf_replay`);
-select it with :func:`gridsim.analysis.results.select_run` -- and produces a Standard Workload
-Format file through :func:`gridsim.workloads.swf_writer.write_swf` (archive conventions:
-integer seconds, rounding and header as that module states; read back by
+Consumes the jobs table of one run (:data:`gridsim.sim.trace.JOB_COLUMNS`, the same for every
+kind; select it with :func:`gridsim.analysis.results.select_run`) and produces a Standard
+Workload Format file through :func:`gridsim.workloads.swf_writer.write_swf` (archive
+conventions: integer seconds, rounding and header as that module states; read back by
 :func:`gridsim.workloads.swf.read_swf`), or a CSV with the columns Batsim writes in its
 ``_jobs.csv`` output, which evalys reads. :func:`export_run` does either for a results folder
-(``gridsim export``).
+(``gridsim export``), with the SWF header its kind declares (``swf_export``:
+:func:`jobflow_swf` or :func:`replay_swf`).
 
-Mapping of a job flow (times in simulation time units, times ``time_unit_s`` seconds):
+SWF mapping (times ``time_unit_s`` seconds per time unit): jobs in submission order (ties by
+id); submit, wait, run time, allocated and requested processors = ``processors``, requested
+time = ``requested_time`` (the run time itself where the two differ only by floating-point
+rounding), status 1 (finished) or 0 (killed), queue and partition 1; jobs that never ran
+(rejected, unfinished) get status 5 and unknown times, so ``read_swf`` drops them as
+cancelled before start. A job flow's jobs are numbered from 1 in that order (SWF job numbers
+increase through a file); a log replay keeps the log's job numbers, users and time base
+(UnixStartTime).
 
-* SWF: jobs in submission order (ties by gridsim id), numbered from 1 in that order (SWF job
-  numbers increase through the file); submit = ``arrival``, wait = ``wait``, run time =
-  ``runtime``, allocated and requested processors = ``n``, requested time =
-  ``planned_runtime`` (the window's length, what the scheduler planned with; the run time
-  itself where the two differ only by floating-point rounding), status 1 (finished) or 0
-  (killed), queue and partition 1 (gridsim has one of each); jobs that never ran (rejected,
-  unfinished) get status 5 and unknown times, so ``read_swf`` drops them as cancelled before
-  start.
-* Batsim: one row per job, ``final_state`` COMPLETED_SUCCESSFULLY, COMPLETED_KILLED, REJECTED
-  or SUBMITTED/RUNNING (still queued or running at the end), ``allocated_resources`` the node
-  ids as Batsim intervals (``"0-3 5"``), ``consumed_energy`` -1 (no energy model),
-  ``metadata`` the job's cost.
-
-A log replay keeps the log's job numbers, users and time base (UnixStartTime); its jobs are
-written with their replayed start and finish, estimate as requested time, status 0 for jobs
-killed at their estimate.
+Batsim: one row per job, ``final_state`` COMPLETED_SUCCESSFULLY, COMPLETED_KILLED, REJECTED
+or SUBMITTED/RUNNING (still queued or running at the end), ``allocated_resources`` the
+interval set as it is, ``consumed_energy`` -1 (no energy model), ``metadata`` the job's
+cost.
 
 Cost: O(jobs).
 """
@@ -36,6 +31,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +39,6 @@ import numpy as np
 import pandas as pd
 
 from gridsim import __version__
-from gridsim.sim.log_replay import node_intervals
 from gridsim.workloads.swf import SwfHeader, bundled_swf
 from gridsim.workloads.swf_writer import write_swf
 
@@ -53,10 +48,10 @@ BATSIM_COLUMNS = (
     "finish_time", "waiting_time", "turnaround_time", "stretch", "consumed_energy",
     "allocated_resources", "metadata",
 )  # fmt: skip
-TRACE_COLUMNS = ("job_id", "arrival", "start", "finish", "wait", "runtime", "planned_runtime",
-                 "n", "nodes", "cost", "final_state")  # fmt: skip
-REPLAY_COLUMNS = ("job_id", "user_id", "submit_time", "start_time", "finish_time", "run_time",
-                  "estimate", "processors", "killed")  # fmt: skip
+#: The jobs-table columns an export reads.
+EXPORTED_COLUMNS = ("job_id", "user_id", "submit_time", "start_time", "finish_time",
+                    "wait_time", "run_time", "requested_time", "processors",
+                    "allocated_resources", "cost", "final_state")  # fmt: skip
 #: Header entries of a replayed log that still hold for its replay on the log's own machine.
 SOURCE_KEYS = ("Computer", "Installation", "Acknowledge", "Information", "UnixStartTime",
                "TimeZone", "TimeZoneString", "MaxNodes", "MaxProcs")  # fmt: skip
@@ -71,77 +66,67 @@ _BATSIM_STATES = {
 }
 
 
-def _one_run(jobs: pd.DataFrame, required: tuple[str, ...], kind: str) -> pd.DataFrame:
-    missing = [c for c in required if c not in jobs.columns]
+@dataclass(frozen=True)
+class SwfExport:
+    """How a kind's jobs become an SWF file: its header, and whether jobs are renumbered
+    from 1 (a job flow) or keep their numbers and users (a log)."""
+
+    header: SwfHeader = field(default_factory=SwfHeader)
+    fields: dict[str, object] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    renumber: bool = True
+
+
+def _one_run(jobs: pd.DataFrame) -> pd.DataFrame:
+    missing = [c for c in EXPORTED_COLUMNS if c not in jobs.columns]
     if missing:
-        raise ValueError(f"a {kind} jobs table needs columns {missing}")
-    for column in ("run", "policy", "replication", "queue_size"):
+        raise ValueError(f"a jobs table needs columns {missing}")
+    for column in ("run", "policy", "replication", "queue_size", "goal"):
         if column in jobs.columns and jobs[column].nunique() > 1:
             raise ValueError(f"the jobs of several runs were given: select one {column}")
-    return jobs
+    return jobs.sort_values(["submit_time", "job_id"], kind="stable")
 
 
-def _checked(jobs: pd.DataFrame) -> pd.DataFrame:
-    jobs = _one_run(jobs, TRACE_COLUMNS, "jobflow")
-    return jobs.sort_values(["arrival", "job_id"], kind="stable")
-
-
-def swf_table(jobs: pd.DataFrame, time_unit_s: float = 1.0) -> pd.DataFrame:
-    """A job-flow trace in the SWF column names :func:`write_swf` understands (mapping above)."""
-    jobs = _checked(jobs)
+def swf_table(jobs: pd.DataFrame, time_unit_s: float = 1.0, renumber: bool = True) -> pd.DataFrame:
+    """One run's jobs in the SWF column names :func:`write_swf` understands (mapping above)."""
+    jobs = _one_run(jobs)
     ran = jobs["final_state"].isin(["finished", "killed"]).to_numpy()
     status = np.where(jobs["final_state"] == "finished", 1,
                       np.where(jobs["final_state"] == "killed", 0, 5))  # fmt: skip
     seconds = float(time_unit_s)
     with np.errstate(over="ignore"):  # too large for SWF: refused by the writer, by column
-        return _swf_columns(jobs, ran, status, seconds)
-
-
-def _swf_columns(jobs: pd.DataFrame, ran: np.ndarray, status: np.ndarray,
-                 seconds: float) -> pd.DataFrame:  # fmt: skip
-    return pd.DataFrame({
-        "job_id": np.arange(1, len(jobs) + 1),
-        "submit_time": jobs["arrival"].to_numpy(dtype=float) * seconds,
-        "wait_time": np.where(ran, jobs["wait"], np.nan) * seconds,
-        "run_time": np.where(ran, jobs["runtime"], np.nan) * seconds,
-        "allocated_processors": np.where(ran, jobs["n"], np.nan),
-        "requested_processors": jobs["n"].to_numpy(dtype=float),
-        "requested_time": _requested_time(jobs) * seconds,
-        "status": status,
-        "queue_id": 1,
-        "partition_id": 1,
-    })  # fmt: skip
-
-
-def replay_swf_table(jobs: pd.DataFrame) -> pd.DataFrame:
-    """A log replay's jobs (one scheduler, one replication) in submission order, as
-    :func:`write_swf` reads them: replayed start and finish, estimate as requested time."""
-    jobs = _one_run(jobs, REPLAY_COLUMNS, "swf_replay")
-    jobs = jobs.sort_values(["submit_time", "job_id"], kind="stable")
-    table = jobs[list(REPLAY_COLUMNS)].reset_index(drop=True)
-    return table.assign(queue_id=1, partition_id=1)
+        table = pd.DataFrame({
+            "job_id": np.arange(1, len(jobs) + 1) if renumber else jobs["job_id"].to_numpy(),
+            "submit_time": jobs["submit_time"].to_numpy(dtype=float) * seconds,
+            "wait_time": np.where(ran, jobs["wait_time"], np.nan) * seconds,
+            "run_time": np.where(ran, jobs["run_time"], np.nan) * seconds,
+            "allocated_processors": np.where(ran, jobs["processors"], np.nan),
+            "requested_processors": jobs["processors"].to_numpy(dtype=float),
+            "requested_time": _requested_time(jobs) * seconds,
+            "status": status,
+            "queue_id": 1,
+            "partition_id": 1,
+        })  # fmt: skip
+    users = jobs["user_id"].to_numpy()
+    if not renumber and (users >= 0).any():
+        table["user_id"] = np.where(users >= 0, users, np.nan)
+    return table
 
 
 def _requested_time(jobs: pd.DataFrame) -> np.ndarray:
-    """The planned runtime, or the run time where the two differ only by rounding (the
+    """The requested time, or the run time where the two differ only by rounding (the
     engine's end minus start), so a reader does not see an overrun that did not happen."""
-    planned = jobs["planned_runtime"].to_numpy(dtype=float)
-    actual = jobs["runtime"].to_numpy(dtype=float)
+    planned = jobs["requested_time"].to_numpy(dtype=float)
+    actual = jobs["run_time"].to_numpy(dtype=float)
     return np.where(np.isclose(actual, planned, rtol=1e-9, atol=0.0), actual, planned)
 
 
-def write_jobs_swf(
-    jobs: pd.DataFrame,
-    path: str | Path,
-    *,
-    nodes: int | None = None,
-    time_unit_s: float = 1.0,
-    note: str | None = None,
-) -> None:
-    """Write one job flow's jobs as an SWF file: ``nodes`` (one processor each) gives
-    MaxNodes and MaxProcs, time 0 of the simulation is UnixStartTime 0 (UTC)."""
+def jobflow_swf(scenario: dict[str, Any], time_unit_s: float = 1.0) -> SwfExport:
+    """The SWF header of a job flow's export: its nodes (one processor each) give MaxNodes
+    and MaxProcs, time 0 of the simulation is UnixStartTime 0 (UTC)."""
+    nodes = int(scenario["environment"]["nodes"])
     fields: dict[str, object] = {
-        "Computer": "gridsim simulation" + (f": {nodes} heterogeneous nodes" if nodes else ""),
+        "Computer": f"gridsim simulation: {nodes} heterogeneous nodes",
         "Conversion": f"gridsim {__version__}, export of a simulated schedule",
         "Preemption": "No",
         "UnixStartTime": 0,
@@ -152,72 +137,58 @@ def write_jobs_swf(
         "MaxQueues": 1,
         "MaxPartitions": 1,
     }
-    notes = (f"1 simulation time unit = {time_unit_s:g} s",) + ((note,) if note else ())
-    write_swf(swf_table(jobs, time_unit_s), path, fields=fields, notes=notes)
+    return SwfExport(fields=fields, notes=(f"1 simulation time unit = {time_unit_s:g} s",))
 
 
-def resource_intervals(nodes: str | list[int]) -> str:
-    """Node ids as Batsim's interval set: ``"0 1 2 3 5"`` -> ``"0-3 5"``."""
-    ids = nodes.split() if isinstance(nodes, str) else nodes
-    return node_intervals(tuple(sorted({int(i) for i in ids})))
+def write_jobs_swf(
+    jobs: pd.DataFrame,
+    path: str | Path,
+    *,
+    nodes: int | None = None,
+    time_unit_s: float = 1.0,
+    note: str | None = None,
+) -> None:
+    """Write one job flow's jobs as an SWF file (:func:`jobflow_swf`'s header for ``nodes``)."""
+    spec = jobflow_swf({"environment": {"nodes": nodes or 0}}, time_unit_s)
+    fields = spec.fields if nodes else {**spec.fields, "Computer": "gridsim simulation",
+                                        "MaxNodes": None, "MaxProcs": None}  # fmt: skip
+    write_swf(swf_table(jobs, time_unit_s), path, fields=fields,
+              notes=spec.notes + ((note,) if note else ()))  # fmt: skip
 
 
 def batsim_table(
     jobs: pd.DataFrame, workload_name: str = "gridsim", time_unit_s: float = 1.0
 ) -> pd.DataFrame:
-    """A job-flow trace as Batsim's ``jobs.csv`` rows (columns :data:`BATSIM_COLUMNS`)."""
-    jobs = _checked(jobs)
+    """One run's jobs as Batsim's ``jobs.csv`` rows (columns :data:`BATSIM_COLUMNS`)."""
+    jobs = _one_run(jobs)
     requested = _requested_time(jobs) * time_unit_s
     rows = []
     for index, job in enumerate(jobs.itertuples(index=False)):
-        started = not math.isnan(job.start)
+        started = not math.isnan(job.start_time)
         state = _BATSIM_STATES.get(job.final_state, "RUNNING" if started else "SUBMITTED")
-        arrival, start, finish = (t * time_unit_s for t in (job.arrival, job.start, job.finish))
-        runtime, turnaround = job.runtime * time_unit_s, finish - arrival
+        times = (job.submit_time, job.start_time, job.finish_time)
+        arrival, start, finish = (t * time_unit_s for t in times)
+        runtime, turnaround = job.run_time * time_unit_s, finish - arrival
         rows.append({
             "job_id": int(job.job_id),
             "workload_name": workload_name,
             "profile": "",
             "submission_time": arrival,
-            "requested_number_of_resources": int(job.n),
+            "requested_number_of_resources": int(job.processors),
             "requested_time": requested[index],
             "success": int(job.final_state == "finished"),
             "final_state": state,
             "starting_time": start,
             "execution_time": runtime,
             "finish_time": finish,
-            "waiting_time": job.wait * time_unit_s,
+            "waiting_time": job.wait_time * time_unit_s,
             "turnaround_time": turnaround,
             "stretch": turnaround / runtime if runtime > 0 else math.nan,
             "consumed_energy": -1.0,
-            "allocated_resources": resource_intervals(job.nodes) if job.nodes else "",
+            "allocated_resources": job.allocated_resources or "",
             "metadata": "" if math.isnan(job.cost) else f"cost={job.cost:.6g}",
         })  # fmt: skip
     return pd.DataFrame(rows, columns=list(BATSIM_COLUMNS))
-
-
-def replay_trace(jobs: pd.DataFrame) -> pd.DataFrame:
-    """A log replay's jobs in the job-flow trace columns (:data:`TRACE_COLUMNS`), for
-    :func:`batsim_table`; the cost is NaN where the replay had no prices."""
-    jobs = _one_run(jobs, REPLAY_COLUMNS, "swf_replay")
-    resources = jobs.get("allocated_resources", pd.Series("", index=jobs.index)).fillna("")
-    return pd.DataFrame({
-        "job_id": jobs["job_id"], "arrival": jobs["submit_time"], "start": jobs["start_time"],
-        "finish": jobs["finish_time"], "wait": jobs["start_time"] - jobs["submit_time"],
-        "runtime": jobs["run_time"], "planned_runtime": jobs["estimate"],
-        "n": jobs["processors"], "nodes": resources.map(_expand_intervals),
-        "cost": jobs.get("cost", pd.Series(np.nan, index=jobs.index)),
-        "final_state": np.where(jobs["killed"], "killed", "finished"),
-    })  # fmt: skip
-
-
-def _expand_intervals(text: str) -> str:
-    """``"0-3 5"`` -> ``"0 1 2 3 5"``."""
-    ids: list[int] = []
-    for part in text.split():
-        first, _, last = part.partition("-")
-        ids += range(int(first), int(last or first) + 1)
-    return " ".join(map(str, ids))
 
 
 def write_jobs_batsim(
@@ -237,26 +208,30 @@ def export_run(
     time_unit_s: float = 1.0,
 ) -> None:
     """Export one run of a results folder (``jobs`` already selected) as ``fmt`` ("swf" or
-    "batsim"), for ``gridsim export``; ``run`` names the run (policy, replication) in a Note."""
+    "batsim"), for ``gridsim export``; ``run`` names the run (policy, replication) in a Note.
+    A log's times are seconds already: ``time_unit_s`` applies to job flows."""
+    from gridsim.experiments.kinds import declaration
+
     metadata = json.loads((folder / "metadata.json").read_text())
     scenario = metadata["scenario_resolved"]
+    kind = declaration(metadata.get("kind", scenario.get("kind")))
+    seconds = time_unit_s if kind.time_unit != "s" else 1.0
+    if fmt == "batsim":
+        write_jobs_batsim(jobs, output, metadata["scenario"], seconds)
+        return
+    if kind.swf_export is None:
+        raise ValueError(f"{metadata.get('kind')} results have no SWF export")
+    spec = kind.swf_export(scenario, seconds)
     label = f"scenario {metadata['scenario']}, {run}"
-    kind = metadata.get("kind", scenario.get("kind"))
-    if kind == "swf_replay":
-        if fmt == "batsim":
-            write_jobs_batsim(replay_trace(jobs), output, workload_name=metadata["scenario"])
-            return
-        header, fields, notes = replay_header(scenario)
-        write_swf(replay_swf_table(jobs), output, header=header, fields=fields,
-                  notes=(*notes, label))  # fmt: skip
-    elif kind == "jobflow":
-        if fmt == "batsim":
-            write_jobs_batsim(jobs, output, metadata["scenario"], time_unit_s)
-            return
-        nodes = int(scenario["environment"]["nodes"])
-        write_jobs_swf(jobs, output, nodes=nodes, time_unit_s=time_unit_s, note=label)
-    else:
-        raise ValueError(f"export needs a jobflow or swf_replay results folder, not {kind!r}")
+    write_swf(swf_table(jobs, seconds, spec.renumber), output, header=spec.header,
+              fields=spec.fields, notes=(*spec.notes, label))  # fmt: skip
+
+
+def replay_swf(scenario: dict[str, Any], time_unit_s: float = 1.0) -> SwfExport:
+    """The SWF header of a log replay's export (:func:`replay_header`); jobs keep the log's
+    numbers and users."""
+    header, fields, notes = replay_header(scenario)
+    return SwfExport(header, fields, notes, renumber=False)
 
 
 def replay_header(scenario: dict[str, Any]) -> tuple[SwfHeader, dict[str, object], tuple]:
@@ -295,6 +270,18 @@ def replay_header(scenario: dict[str, Any]) -> tuple[SwfHeader, dict[str, object
     elif machine is not None:
         fields["MaxProcs"] = machine
     return header, fields, tuple(notes)
+
+
+def log_start(scenario: dict[str, Any]) -> float | None:
+    """The Unix time of a replayed log's time 0 (its header's UnixStartTime), from the
+    resolved scenario; None when the header has none or the log is no longer there."""
+    path = scenario["workload"]["path"]
+    try:
+        header = read_header(Path(path).expanduser() if path else bundled_swf())
+    except OSError:  # the log moved since the run: times stay seconds
+        return None
+    start = header.integer("UnixStartTime")
+    return float(start) if start is not None else None
 
 
 def read_header(path: Path) -> SwfHeader:

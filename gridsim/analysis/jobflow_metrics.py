@@ -1,14 +1,25 @@
-"""Job-flow metrics from a schedule: wait, response, slowdown, utilisation, per job and user.
+"""The metrics of a schedule, defined once: wait, response, slowdowns, utilisation, cost.
 
-Consumes: a jobs `DataFrame` with columns job_id, user_id, submit_time, start_time,
-finish_time, run_time (s), processors and killed (bool), from a read log (`read_swf(...).jobs`
-has them all) or from a simulation trace (`trace_jobs` renames a gridsim ``jobs`` table).
-Produces: per-job metrics (`job_metrics`) and aggregates overall (`jobflow_summary`) or per
-user (`per_user_summary`).
+Consumes a jobs table in the columns of :data:`gridsim.sim.trace.JOB_COLUMNS` (every kind
+with jobs writes them; a read log, ``read_swf(...).jobs``, has the ones needed here:
+job_id, user_id, submit_time, start_time, finish_time, run_time, processors and ``killed``
+where a jobs table has ``final_state``). Produces per-job metrics (:func:`job_metrics`, the
+columns every kind's jobs table holds) and aggregates overall (:func:`jobflow_summary`) or
+per user (:func:`per_user_summary`). Every kind and the report call these functions, so a
+metric means the same everywhere.
 
-Definitions follow Feitelson's usage [Fei01, Fei15]; docs/metrics.md states them with units.
-`run_time` is the time the job held its processors (for a killed job, up to the kill), so it
-must equal finish_time - start_time.
+Definitions follow Feitelson's usage [Fei01, Fei15]; docs/metrics.md states them with units:
+
+* wait = start - submit; response = finish - submit; run time = finish - start (for a killed
+  job, up to the kill), which a table must hold;
+* slowdown = response / run time; bounded slowdown = max(1, response / max(run time, tau))
+  with the threshold tau (10 s by default, a scenario field);
+* utilisation = processor-time of the jobs over machine processors x (last finish - first
+  submit); cost = run time x the sum of the nodes' prices (written by the simulation, which
+  knows the prices; summed here).
+
+Only the jobs that ran count (``final_state`` finished or killed; a log's jobs all ran);
+the others keep NaN metrics.
 
 Cost: O(jobs), vectorised.
 """
@@ -20,48 +31,58 @@ import pandas as pd
 
 REQUIRED_COLUMNS = (
     "job_id",
-    "user_id",
     "submit_time",
     "start_time",
     "finish_time",
     "run_time",
     "processors",
-    "killed",
 )
 BOUNDED_SLOWDOWN_THRESHOLD = 10.0  # s, the usual tau [Fei01]
+#: The final states of jobs that ran (held nodes until they ended).
+RAN_STATES = ("finished", "killed")
 _TOLERANCE = 1e-6  # s, for finish - start against run_time
+#: Labels with units of the aggregates of a log's schedule (:func:`jobflow_summary`).
+LABELS = {
+    "mean_wait_time": "mean wait (s)",
+    "mean_response_time": "mean response (s)",
+    "mean_slowdown": "mean slowdown (ratio)",
+    "mean_bounded_slowdown": "mean bounded slowdown (ratio)",
+    "utilisation": "utilisation (processor-time used / available)",
+    "killed_jobs": "jobs killed at their estimate",
+    "total_cost": "total cost (money)",
+    "makespan": "makespan (s)",
+}
 
 
-def trace_jobs(jobs: pd.DataFrame) -> pd.DataFrame:
-    """A gridsim ``jobs`` trace (:mod:`gridsim.sim.trace`) in this module's column names.
+def ran(jobs: pd.DataFrame) -> pd.Series:
+    """Which jobs ran: ``final_state`` finished or killed (every job of a read log)."""
+    if "final_state" in jobs:
+        return jobs["final_state"].isin(RAN_STATES)
+    return pd.Series(True, index=jobs.index)
 
-    Keeps the jobs that ran (``final_state`` finished or killed) and maps ``arrival`` ->
-    submit_time, ``start`` -> start_time, ``finish`` -> finish_time, ``runtime`` -> run_time,
-    ``n`` -> processors, ``final_state == "killed"`` -> killed; a trace has no users, so
-    user_id is 0. Other columns are kept as they are.
-    """
-    ran = jobs[jobs["final_state"].isin(["finished", "killed"])]
-    renamed = ran.rename(columns={"arrival": "submit_time", "start": "start_time",
-                                  "finish": "finish_time", "runtime": "run_time",
-                                  "n": "processors"})  # fmt: skip
-    return renamed.assign(killed=ran["final_state"] == "killed",
-                          user_id=ran.get("user_id", 0))  # fmt: skip
+
+def killed(jobs: pd.DataFrame) -> pd.Series:
+    """Which jobs were stopped at their limit (``final_state`` killed, or a log's ``killed``)."""
+    if "final_state" in jobs:
+        return jobs["final_state"] == "killed"
+    return jobs["killed"].astype(bool)
 
 
 def _checked(jobs: pd.DataFrame) -> pd.DataFrame:
     missing = [name for name in REQUIRED_COLUMNS if name not in jobs]
     if missing:
         raise ValueError(f"jobflow metrics need columns {missing}, got {list(jobs.columns)}")
-    times = jobs[["submit_time", "start_time", "finish_time", "run_time"]].astype(np.float64)
+    done = jobs[ran(jobs)]
+    times = done[["submit_time", "start_time", "finish_time", "run_time"]].astype(np.float64)
     if times.isna().any().any():
         raise ValueError("jobflow metrics need known submit, start, finish and run times")
     held = times.finish_time - times.start_time
     inconsistent = (held - times.run_time).abs() > _TOLERANCE * np.maximum(1.0, held.abs())
     if inconsistent.any():
-        job = jobs.job_id[inconsistent].iloc[0]
+        job = done.job_id[inconsistent].iloc[0]
         raise ValueError(f"job {job}: run_time differs from finish_time - start_time")
     if (times.start_time < times.submit_time).any():
-        job = jobs.job_id[times.start_time < times.submit_time].iloc[0]
+        job = done.job_id[times.start_time < times.submit_time].iloc[0]
         raise ValueError(f"job {job} starts before it is submitted")
     return jobs
 
@@ -69,10 +90,10 @@ def _checked(jobs: pd.DataFrame) -> pd.DataFrame:
 def job_metrics(
     jobs: pd.DataFrame, bounded_slowdown_threshold: float = BOUNDED_SLOWDOWN_THRESHOLD
 ) -> pd.DataFrame:
-    """Per-job metrics, as new columns on a copy of `jobs`.
+    """Per-job metrics, as columns on a copy of ``jobs`` (NaN for jobs that did not run).
 
-    Adds wait_time = start - submit (s), response_time = finish - submit (s),
-    slowdown = response_time / run_time (inf for a zero run time after a wait, NaN without one) and
+    Sets wait_time = start - submit, response_time = finish - submit, slowdown =
+    response_time / run_time (inf for a zero run time after a wait, NaN without one) and
     bounded_slowdown = max(response_time / max(run_time, threshold), 1).
     """
     if bounded_slowdown_threshold <= 0:
@@ -80,18 +101,24 @@ def job_metrics(
             f"expected a positive bounded slowdown threshold, got {bounded_slowdown_threshold}"
         )
     jobs = _checked(jobs).copy()
-    run_time = jobs.run_time.astype(np.float64)
-    jobs["wait_time"] = jobs.start_time - jobs.submit_time
-    jobs["response_time"] = jobs.finish_time - jobs.submit_time
-    jobs["slowdown"] = jobs.response_time / run_time  # pandas divides by 0 without a warning
-    jobs["bounded_slowdown"] = np.maximum(
-        jobs.response_time / np.maximum(run_time, bounded_slowdown_threshold), 1.0
-    )
+    keep = ran(jobs).to_numpy()
+    run_time = jobs.run_time.to_numpy(dtype=np.float64)
+    submit = jobs.submit_time.to_numpy(dtype=np.float64)
+    response = np.where(keep, jobs.finish_time.to_numpy(dtype=np.float64) - submit, np.nan)
+    jobs["wait_time"] = np.where(keep, jobs.start_time.to_numpy(dtype=np.float64) - submit,
+                                 np.nan)  # fmt: skip
+    jobs["response_time"] = response
+    with np.errstate(divide="ignore", invalid="ignore"):
+        jobs["slowdown"] = response / run_time
+        jobs["bounded_slowdown"] = np.maximum(
+            response / np.maximum(run_time, bounded_slowdown_threshold), 1.0
+        )
+    jobs.loc[~keep, ["slowdown", "bounded_slowdown"]] = np.nan
     return jobs
 
 
 def _aggregate(jobs: pd.DataFrame, machine_processors: int, span: float) -> dict[str, float]:
-    """Aggregates of per-job metrics; utilisation over `span` seconds of the whole machine."""
+    """Aggregates of per-job metrics; utilisation over ``span`` of the whole machine."""
     used = float((jobs.processors * jobs.run_time).sum())
     return {
         "jobs": len(jobs),
@@ -102,7 +129,7 @@ def _aggregate(jobs: pd.DataFrame, machine_processors: int, span: float) -> dict
         "processor_seconds": used,
         "utilisation": used / (machine_processors * span) if span > 0 else float("nan"),
         "makespan": float(jobs.finish_time.max() - jobs.submit_time.min()),
-        "killed_jobs": int(jobs.killed.astype(bool).sum()),
+        "killed_jobs": int(killed(jobs).sum()),
     }
 
 
@@ -111,7 +138,7 @@ def jobflow_summary(
     machine_processors: int,
     bounded_slowdown_threshold: float = BOUNDED_SLOWDOWN_THRESHOLD,
 ) -> pd.Series:
-    """Overall aggregates of a schedule.
+    """Overall aggregates of a schedule's jobs that ran.
 
     Returns a Series: jobs, mean_wait_time (s), mean_response_time (s), mean_slowdown,
     mean_bounded_slowdown, processor_seconds, utilisation (processor-seconds used over
@@ -120,9 +147,10 @@ def jobflow_summary(
     """
     if machine_processors <= 0:
         raise ValueError(f"expected a positive machine size, got {machine_processors}")
-    if len(jobs) == 0:
-        raise ValueError("jobflow metrics need at least one job")
     metrics = job_metrics(jobs, bounded_slowdown_threshold)
+    metrics = metrics[ran(metrics)]
+    if len(metrics) == 0:
+        raise ValueError("jobflow metrics need at least one job")
     span = float(metrics.finish_time.max() - metrics.submit_time.min())
     return pd.Series(_aggregate(metrics, machine_processors, span), name="all")
 
@@ -141,6 +169,7 @@ def per_user_summary(
     if machine_processors <= 0:
         raise ValueError(f"expected a positive machine size, got {machine_processors}")
     metrics = job_metrics(jobs, bounded_slowdown_threshold)
+    metrics = metrics[ran(metrics)]
     span = float(metrics.finish_time.max() - metrics.submit_time.min())
     rows = {
         user: _aggregate(group, machine_processors, span)

@@ -1,6 +1,7 @@
 """Job-flow statistics from traces: per-run metrics, per-policy summaries, paired advantages.
 
-Consumes the ``jobs`` and ``tasks`` tables of :mod:`gridsim.sim.trace` (one simulation, or many
+Consumes the ``jobs`` (with the per-job metrics) and ``tasks`` tables of
+:mod:`gridsim.sim.trace` (one simulation, or many
 with ``policy``/``replication``/``queue_size`` columns); produces one ``runs`` row per
 simulation and summaries with 95% confidence intervals (:mod:`gridsim.analysis.stats`).
 
@@ -8,7 +9,7 @@ Definitions (times in simulation time units, cost in money units):
 
 * ``mean_finish``: mean finish time of the jobs that ran (the paper's "average job finish
   time" [TY20, Tables 2-3]); ``makespan``: last finish minus first arrival.
-* ``mean_wait``: mean of start - arrival.
+* ``mean_wait``: mean of start - arrival; ``mean_response``: mean of finish - arrival.
 * ``mean_slowdown``: mean of ``(wait + runtime) / runtime``; ``mean_bounded_slowdown``: mean
   of ``max(1, (wait + runtime) / max(runtime, tau))`` with the threshold ``tau`` (default 10
   time units). The per-job formulas are those of :mod:`gridsim.analysis.jobflow_metrics`
@@ -39,30 +40,26 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from gridsim.analysis.jobflow_metrics import BOUNDED_SLOWDOWN_THRESHOLD, job_metrics, trace_jobs
+from gridsim.analysis.jobflow_metrics import ran
 from gridsim.analysis.stats import comparison_keys, mean_interval
 
 RUN_METRICS = [
-    "mean_finish", "makespan", "mean_wait", "mean_slowdown", "mean_bounded_slowdown",
-    "total_cost",
+    "mean_finish", "makespan", "mean_wait", "mean_response", "mean_slowdown",
+    "mean_bounded_slowdown", "total_cost",
     "mean_cost", "utilisation", "jobs_finished", "jobs_not_finished", "delayed_jobs",
     "disturbed_share", "mean_start_delay", "lost_work", "retries", "jobs_failed",
     "total_cost_with_losses", "jobs_rejected_too_wide", "jobs_rejected_no_window",
 ]  # fmt: skip
 
 
-def run_metrics(
-    jobs: pd.DataFrame,
-    tasks: pd.DataFrame,
-    n_nodes: int,
-    slowdown_threshold: float = BOUNDED_SLOWDOWN_THRESHOLD,
-) -> dict[str, float]:
-    """The metrics of one simulation (see the module docstring); a mean over no jobs is NaN."""
-    ran = jobs[jobs["final_state"].isin(["finished", "killed"])]
-    first_arrival = float(jobs["arrival"].min()) if len(jobs) else 0.0
-    last_finish = float(ran["finish"].max()) if len(ran) else first_arrival
+def run_metrics(jobs: pd.DataFrame, tasks: pd.DataFrame, n_nodes: int) -> dict[str, float]:
+    """The metrics of one simulation (see the module docstring) from its jobs table with the
+    per-job metrics (:func:`gridsim.analysis.jobflow_metrics.job_metrics`) and its tasks; a
+    mean over no jobs is NaN."""
+    done = jobs[ran(jobs)]
+    first_arrival = float(jobs["submit_time"].min()) if len(jobs) else 0.0
+    last_finish = float(done["finish_time"].max()) if len(done) else first_arrival
     makespan = last_finish - first_arrival
-    per_job = job_metrics(trace_jobs(jobs), slowdown_threshold)
     job_tasks = tasks[tasks["kind"] == "job"]
     local = tasks[tasks["kind"] == "local_load"]
     local_time = float(
@@ -74,15 +71,16 @@ def run_metrics(
     job_time = float((job_tasks["end"] - job_tasks["start"]).sum())
     rejected = jobs["final_state"] == "rejected"
     planned = jobs[~rejected]
-    start_delay = (ran["start"] - ran["first_promised_start"]).clip(lower=0)
+    start_delay = (done["start_time"] - done["first_reservation"]).clip(lower=0)
     return {
-        "mean_finish": float(ran["finish"].mean()),
+        "mean_finish": float(done["finish_time"].mean()),
         "makespan": makespan,
-        "mean_wait": float(per_job["wait_time"].mean()),
-        "mean_slowdown": float(per_job["slowdown"].mean()),
-        "mean_bounded_slowdown": float(per_job["bounded_slowdown"].mean()),
-        "total_cost": float(ran["cost"].sum()),
-        "mean_cost": float(ran["cost"].mean()),
+        "mean_wait": float(done["wait_time"].mean()),
+        "mean_response": float(done["response_time"].mean()),
+        "mean_slowdown": float(done["slowdown"].mean()),
+        "mean_bounded_slowdown": float(done["bounded_slowdown"].mean()),
+        "total_cost": float(done["cost"].sum()),
+        "mean_cost": float(done["cost"].mean()),
         "utilisation": job_time / available if available > 0 else math.nan,
         "jobs_finished": int((jobs["final_state"] == "finished").sum()),
         "jobs_not_finished": int((jobs["final_state"] != "finished").sum()),
@@ -92,9 +90,9 @@ def run_metrics(
         "lost_work": float(jobs["lost_work"].sum()),
         "retries": int(jobs["retries"].sum()),
         "jobs_failed": int((jobs["final_state"] == "failed").sum()),
-        "total_cost_with_losses": float(ran["cost"].sum() + jobs["lost_cost"].sum()),
-        "jobs_rejected_too_wide": int((rejected & (jobs["n"] > n_nodes)).sum()),
-        "jobs_rejected_no_window": int((rejected & (jobs["n"] <= n_nodes)).sum()),
+        "total_cost_with_losses": float(done["cost"].sum() + jobs["lost_cost"].sum()),
+        "jobs_rejected_too_wide": int((rejected & (jobs["processors"] > n_nodes)).sum()),
+        "jobs_rejected_no_window": int((rejected & (jobs["processors"] <= n_nodes)).sum()),
     }
 
 

@@ -11,11 +11,12 @@ blindness); intervals are 95% Student-t intervals of the mean
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter
 
 from gridsim.analysis.jobflow_stats import relative_advantage
 from gridsim.analysis.palette import DARK_COLOURS, OKABE_ITO, job_styles, policy_styles
@@ -51,35 +52,21 @@ COLUMNS: dict[str, tuple[str, ...]] = {
                                "pilots"),
 }  # fmt: skip
 
-#: Axis labels with units for the metrics of the runs tables (docs/results.md).
-METRIC_LABELS = {
-    "mean_finish": "mean job finish time (time units)",
-    "makespan": "makespan (time units)",
-    "mean_wait": "mean wait (time units)",
-    "mean_slowdown": "mean slowdown (ratio)",
-    "mean_bounded_slowdown": "mean bounded slowdown (ratio)",
-    "mean_cost": "mean job cost (money)",
-    "total_cost": "total cost (money)",
-    "utilisation": "utilisation (fraction of free node-time)",
-    "finish_advantage_pct": "finish-time advantage over baseline (%)",
-    "start": "window start (time units)",
-    "finish": "window finish (time units)",
-    "runtime": "window runtime (time units)",
-    "cost": "window cost (money)",
-    "Q": "Q, sum of node values",
-    "L_minSum": "mean distance to nearest busy interval (time units)",
-    "L_maxSum": "mean distance to farthest busy interval (time units)",
-    "total_time": "total batch time (time units)",
-    "alternatives_per_job": "alternatives per job",
-    "makespan_s": "makespan (s)",
-    "mean_pilots": "mean pilots enrolled",
-    "failed_tasks": "failed tasks",
-    "queue_size": "queue size (jobs)",
-}
+#: Axis labels of columns no kind owns; each kind's metrics are labelled in its declaration.
+METRIC_LABELS = {"queue_size": "queue size (jobs)"}
 
 
-def metric_label(metric: str) -> str:
-    """An axis label with its unit for a runs-table metric (the name itself if unknown)."""
+def metric_label(metric: str, labels: Mapping[str, str] | None = None) -> str:
+    """An axis label with its unit for a runs-table metric: from ``labels`` (a kind's
+    declaration's), else from the first kind that labels it, else the name itself."""
+    from gridsim.experiments.kinds import KINDS, declaration
+
+    if labels and metric in labels:
+        return labels[metric]
+    for kind in KINDS:
+        found = declaration(kind).labels.get(metric)
+        if found:
+            return found
     return METRIC_LABELS.get(metric, metric)
 
 
@@ -96,8 +83,10 @@ def plot_gantt(
     time_unit: str = "time units",
     window: tuple[float, float] | None = None,
     label_jobs: bool = True,
+    origin: float | None = None,
 ) -> Figure:
-    """A Gantt chart of one job flow's tasks.
+    """A Gantt chart of one run's tasks (or a replay's jobs, through
+    :func:`~gridsim.analysis.timelines.tasks_of_jobs`).
 
     Nodes are on the y axis sorted by performance (fastest on top), local load is grey and
     hatched (cross-hatched where it overran or was not announced), outages are black, each job
@@ -109,6 +98,7 @@ def plot_gantt(
         tasks: the ``tasks`` table of one run (:func:`gridsim.analysis.results.select_run`).
         window: ``(start, end)`` in time units to show only that part of the schedule.
         label_jobs: write job ids on the bars (skipped when there are over 400 bars).
+        origin: the Unix time of time 0 (a log's UnixStartTime): tick labels are dates (UTC).
     """
     _require(tasks, "plot_gantt")
     if window is not None:
@@ -119,7 +109,10 @@ def plot_gantt(
     row = {int(node): i for i, node in enumerate(nodes["node"])}
     figure = Figure(figsize=(10, min(12.0, max(3.0, 0.22 * len(row) + 1.6))), layout="constrained")
     axes = figure.add_subplot()
-    write_labels = label_jobs and len(tasks) <= 400
+    # ids on the bars while they stay legible: few bars, or (a log's wide jobs) few jobs,
+    # each named once on its middle node
+    write_labels = label_jobs and (len(tasks) <= 400 or tasks["job_id"].nunique() <= 150)
+    named = _middle_rows(tasks, row) if write_labels else {}
     styles = job_styles(tasks[~tasks["kind"].isin(UNAVAILABLE_STYLE)], row)
     for task in tasks.itertuples():
         y, width = row[int(task.node)], task.end - task.start
@@ -133,25 +126,33 @@ def plot_gantt(
                 edge, hatch = LOST_EDGE, LOST_HATCH
         axes.broken_barh([(task.start, width)], (y - 0.4, 0.8), facecolors=colour,
                          edgecolors=edge, linewidth=0.3, hatch=hatch)  # fmt: skip
-        if write_labels and job is not None:
+        if job is not None and named.get(int(task.job_id)) == y:
             axes.text(task.start + width / 2, y, str(int(task.job_id)), ha="center",
                       va="center", fontsize=6,
                       color="white" if colour in DARK_COLOURS else "black",
                       clip_on=True)  # fmt: skip
     axes.set_yticks(list(row.values()))
-    axes.set_yticklabels([f"{node} (p={p:.3g})" for node, p in
-                          zip(nodes["node"], nodes["performance"], strict=True)])  # fmt: skip
-    axes.set_ylabel("node (performance p)")
+    if nodes["performance"].nunique() > 1:
+        axes.set_yticklabels([f"{node} (p={p:.3g})" for node, p in
+                              zip(nodes["node"], nodes["performance"], strict=True)])  # fmt: skip
+        axes.set_ylabel("node (performance p)")
+    else:
+        axes.set_yticklabels([str(node) for node in nodes["node"]], fontsize=6 if len(row) > 40
+                             else None)  # fmt: skip
+        axes.set_ylabel("node")
     axes.set_xlabel(f"time ({time_unit})")
+    if origin is not None:
+        axes.xaxis.set_major_formatter(FuncFormatter(lambda x, _: _date(origin + x, "\n")))
+        axes.set_xlabel(f"date (UTC; time {time_unit} since {_date(origin)})")
     if window is not None:
         axes.set_xlim(*window)
     else:
         axes.set_xlim(left=0)
-    handles = [
-        Patch(facecolor=LOCAL_LOAD_GREY, hatch="//", edgecolor="black", label="local load"),
-        Patch(facecolor=OKABE_ITO[0], edgecolor="black", label="job (id on bar)"),
-    ]
     kinds = set(tasks["kind"])
+    handles = [Patch(facecolor=OKABE_ITO[0], edgecolor="black", label="job (id on bar)")]
+    if "local_load" in kinds:
+        handles.insert(0, Patch(facecolor=LOCAL_LOAD_GREY, hatch="//", edgecolor="black",
+                                label="local load"))  # fmt: skip
     for kind in ("local_overrun", "local_unannounced", "down"):
         colour, hatch, label = UNAVAILABLE_STYLE[kind]
         if kind in kinds and label not in [h.get_label() for h in handles]:
@@ -162,6 +163,17 @@ def plot_gantt(
     axes.legend(handles=handles, loc="upper right", fontsize=7, framealpha=0.9)
     axes.set_title(title)
     return figure
+
+
+def _middle_rows(tasks: pd.DataFrame, row: dict[int, int]) -> dict[int, int]:
+    """Per job, the row its id is written on: the middle one of its nodes' rows."""
+    rows = tasks.assign(row=tasks["node"].astype(int).map(row))
+    jobs = rows[~rows["kind"].isin(UNAVAILABLE_STYLE)]
+    return {int(job): sorted(part)[len(part) // 2] for job, part in jobs.groupby("job_id")["row"]}
+
+
+def _date(unix_seconds: float, between: str = " ") -> str:
+    return pd.Timestamp(unix_seconds, unit="s").strftime(f"%Y-%m-%d{between}%H:%M")
 
 
 def _gantt_hatch(hatch: str | None) -> str | None:

@@ -1,104 +1,58 @@
-"""A report of results folders: Markdown and HTML with tables and figures.
+"""A report of results folders: Markdown and styled HTML with tables and figures.
 
 Consumes results folders (docs/results.md); produces ``report.md``, ``report.html`` and the
-figures as PNG files beside them in one output folder. Folders of the same scenario kind are
-combined into one comparison (:func:`gridsim.analysis.results.load_results`); each kind gets
-its own section. For each section:
+figures as PNG files beside them in one output folder, and for kinds whose results the
+explorer reads, one interactive schedule page per policy (``explore-<policy>.html``,
+:mod:`gridsim.analysis.explore`; skipped, saying so, without Bokeh). Folders of the same
+scenario kind are combined into one comparison (:func:`gridsim.analysis.results.load_results`);
+each kind gets its own section, built from what its declaration lists
+(:class:`~gridsim.experiments.kinds.KindDeclaration`):
 
-* means with 95% Student-t intervals per policy (and queue size or goal);
+* means with 95% Student-t intervals per policy (and point of a sweep, queue size or goal);
 * paired comparisons of every policy against the baseline (the scenario's ``baseline``, else
   the first policy, as ``gridsim run`` and the figures), on the same replications
   (:func:`gridsim.analysis.stats.paired_comparison`): mean difference ``policy - baseline``,
-  its 95% interval and the number of replications paired;
-* figures: comparison bars; for job flows the advantage curve over the queue size and the
-  Gantt chart of one run; for cloud runs the samples over time.
+  its 95% interval and the number of replications paired, one collapsible group per point;
+* figures (:mod:`gridsim.analysis.figures`): comparison bars, advantage curves over swept
+  fields, and the kind's schedule figures -- Gantt chart, utilisation and queue length over
+  time, distributions of wait and bounded slowdown, wait by job size and by user.
 
-The document is built once as a list of blocks and rendered twice, so the Markdown and the
-HTML say the same thing.
+The document is built once as a list of blocks and rendered twice
+(:mod:`gridsim.analysis.report_render`), so the Markdown and the HTML say the same thing.
 """
 
 from __future__ import annotations
 
-import html
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pandas as pd
 
-from gridsim.analysis import plots
+from gridsim.analysis import figures as report_figures
+from gridsim.analysis.report_render import (
+    Block,
+    format_mean,
+    format_number,
+    render_html,
+    render_markdown,
+)
 from gridsim.analysis.results import (
     Results,
     ResultsError,
     has_runs,
     load_results,
     read_manifest,
-    select_run,
 )
 from gridsim.analysis.stats import comparison_keys, paired_against_baseline, policy_means
 from gridsim.errors import writing
-
-#: Metrics in the means table, per scenario kind.
-REPORT_METRICS = {
-    "jobflow": ["mean_finish", "makespan", "mean_wait", "mean_bounded_slowdown", "mean_cost",
-                "utilisation"],
-    "window_search": ["start", "finish", "cost", "Q", "L_minSum", "L_maxSum"],
-    "batch": ["total_time", "total_cost", "alternatives_per_job"],
-    "cloud": ["makespan_s", "samples_completed", "failed_tasks", "mean_pilots"],
-}  # fmt: skip
-#: Metrics compared pair by pair against the baseline.
-PAIRED_METRICS = {
-    "jobflow": ["mean_finish", "mean_cost"],
-    "window_search": ["finish", "cost", "Q"],
-    "batch": ["total_time", "total_cost"],
-    "cloud": ["makespan_s"],
-}
-#: Metrics drawn as comparison bars.
-BAR_METRICS = {
-    "jobflow": ["mean_finish"],
-    "window_search": ["Q", "cost"],
-    "batch": ["total_time", "total_cost"],
-    "cloud": ["makespan_s"],
-}
+from gridsim.experiments.kinds import KindDeclaration, declaration
 
 
-#: Metric of the advantage curves over each swept field, per scenario kind.
-ADVANTAGE_METRICS = {"jobflow": "mean_finish", "window_search": "cost", "cloud": "makespan_s"}
-
-
-def advantage_fields(runs: pd.DataFrame, axes: list[str] | None) -> list[str]:
-    """Swept numeric fields with several values: one advantage figure over each."""
-    fields = comparison_keys(runs, axes)
-    return [
-        f for f in fields
-        if f not in ("run", "goal") and pd.api.types.is_numeric_dtype(runs[f])
-        and runs[f].dropna().nunique() > 1
-    ]  # fmt: skip
-
-
-def first_point(table: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
-    """The rows of the grid's first point (every swept field at its first value)."""
-    for axis in axes:
-        if axis in table.columns and axis != "queue_size":
-            first = table[axis].iloc[0]
-            table = table[table[axis].isna() if pd.isna(first) else table[axis] == first]
-    return table
-
-
-@dataclass(frozen=True)
-class Block:
-    """One piece of the document: ``heading``, ``text``, ``table`` or ``image``."""
-
-    kind: str
-    content: object
-    level: int = 2
-
-
-def write_report(folders: list[Path], out_dir: Path) -> Path:
-    """Write ``report.md``, ``report.html`` and the figures to ``out_dir``; return the
-    Markdown path."""
+def write_report(folders: list[Path], out_dir: Path, explore: bool = True) -> Path:
+    """Write ``report.md``, ``report.html``, the figures and (``explore``) the explorer pages
+    to ``out_dir``; return the Markdown path."""
     by_kind: dict[str, list[Path]] = {}
     manifests = {Path(folder): read_manifest(Path(folder)) for folder in folders}
     for folder, manifest in manifests.items():
@@ -119,7 +73,7 @@ def write_report(folders: list[Path], out_dir: Path) -> Path:
                 results = load_results(*[p for p in paths if p not in empty])
             except ValueError as error:  # folders of one experiment that hold a cell twice
                 raise ResultsError(str(error)) from None
-            blocks += section(results, out_dir)
+            blocks += section(results, out_dir, explore=explore)
     for name, text in (
         ("report.md", render_markdown(blocks)),
         ("report.html", render_html(blocks)),
@@ -148,24 +102,16 @@ def _check_runs_table(folder: Path, manifest: dict[str, Any]) -> None:
                            "them")  # fmt: skip
 
 
-def _comparable(kind: str, runs: pd.DataFrame) -> pd.DataFrame:
-    """Batch cycles count only when every job was served under every policy, and totals are
-    compared on the cycles where every policy met the goal's limit (docs/batch.md)."""
-    if kind != "batch":
-        return runs
-    keys = [*(["run"] if "run" in runs.columns else []), "replication"]
-    runs = runs[runs.groupby(keys)["all_jobs_served"].transform("all")]
-    feasible = runs.groupby([*keys, "goal"])["feasible"].transform("all")
-    return runs[feasible]
-
-
-def section(results: Results, out_dir: Path) -> list[Block]:
+def section(results: Results, out_dir: Path, explore: bool = True) -> list[Block]:
     """The blocks describing one kind's results (figures are written to ``out_dir``)."""
-    kind = results.kind
-    runs = _comparable(kind, results.runs)
-    keys = comparison_keys(runs, results.axes or None)
-    baseline = results.baseline
-    blocks = [Block("heading", f"{kind}: {', '.join(m['scenario'] for m in results.metadata)}")]
+    kind = declaration(results.kind)
+    runs = kind.comparable_runs(results.runs)
+    if "comparable" in runs.columns:
+        runs = runs[runs["comparable"]]
+    keys = [k for k in comparison_keys(runs, results.axes or None) if k != "policy"]
+    baseline = str(results.baseline)
+    names = ", ".join(m["scenario"] for m in results.metadata)
+    blocks = [Block("heading", f"{results.kind}: {names}")]
     for meta in results.metadata:
         blocks.append(Block("text", (
             f"`{meta['folder']}`: scenario {meta['scenario']}, seed {meta['seed']}, "
@@ -175,25 +121,86 @@ def section(results: Results, out_dir: Path) -> list[Block]:
         )))  # fmt: skip
     blocks += not_done(results)
     if runs.empty:
-        why = " (a job without an alternative, or no combination meeting the goal's limit, in " \
-              "every cycle)" if kind == "batch" else ""  # fmt: skip
+        cycles = "comparable" in kind.comparable_runs(results.runs).columns
+        why = (" (a job without an alternative, or no combination meeting the goal's limit, "
+               "in every cycle)") if cycles else ""  # fmt: skip
         return [*blocks, Block("text", f"No run can be compared{why}.")]
-    metrics = [m for m in REPORT_METRICS.get(kind, []) if m in runs.columns]
+    metrics = [m for m in kind.report_metrics if m in runs.columns]
     blocks += [Block("heading", "Means with 95% intervals", 3),
-               Block("table", means_table(runs, metrics, keys))]  # fmt: skip
-    paired = paired_against_baseline(runs, PAIRED_METRICS.get(kind, metrics[:1]), baseline, keys)
-    if not paired.empty:
-        blocks += [
-            Block("heading", f"Paired differences against {baseline}", 3),
-            Block("text", (
-                f"Each policy minus {baseline} on the same replications (common random "
-                "numbers): mean difference, its 95% Student-t interval, and the number of "
-                "replications paired; relative difference is the mean of policy / baseline - 1."
-            )),
-            Block("table", paired_table(paired, keys)),
-        ]  # fmt: skip
-    blocks += [Block("heading", "Figures", 3), *figures(results, runs, kind, baseline, out_dir)]
+               Block("text", "Mean over replications ± the half-width of its 95% Student-t "
+                             "interval (none when every replication gives the same number, "
+                             "as a log replay does)."),
+               Block("table", means_table(runs, metrics, keys, kind))]  # fmt: skip
+    blocks += paired_blocks(runs, kind, baseline, keys)
+    prefix = results.kind.replace("_", "-")
+    drawn = report_figures.run_figures(results, runs, kind, baseline, prefix)
+    drawn += report_figures.schedule_figures(results, kind, baseline, prefix)
+    blocks += [Block("heading", "Figures", 3), *write_figures(drawn, out_dir)]
+    if explore and "explore" in kind.trace_commands and not results.jobs.empty:
+        blocks += explorer_pages(results, out_dir, prefix)
     return blocks
+
+
+def paired_blocks(
+    runs: pd.DataFrame, kind: KindDeclaration, baseline: str, keys: list[str]
+) -> list[Block]:
+    """The paired differences against the baseline, one collapsible group per point."""
+    paired = paired_against_baseline(runs, kind.paired_metrics, baseline, keys)
+    if paired.empty:
+        return []
+    blocks = [
+        Block("heading", f"Paired differences against {baseline}", 3),
+        Block("text", (
+            f"Each policy minus {baseline} on the same replications (common random "
+            "numbers): mean difference, its 95% Student-t interval, and the number of "
+            "replications paired; relative difference is the mean of policy / baseline - 1."
+        )),
+    ]  # fmt: skip
+    if not keys:
+        return [*blocks, Block("table", paired_table(paired, []))]
+    for values, part in paired.groupby(keys, sort=False, dropna=False):
+        values = values if isinstance(values, tuple) else (values,)
+        title = ", ".join(f"{key} {value}" for key, value in zip(keys, values, strict=True))
+        blocks.append(Block("group", (title, [Block("table", paired_table(part, []))]), 4))
+    return blocks
+
+
+def write_figures(drawn: list[report_figures.Drawn], out_dir: Path) -> list[Block]:
+    """Write the figures into ``out_dir``; their image blocks."""
+    blocks = []
+    for figure in drawn:
+        with writing(out_dir / figure.name):
+            figure.figure.savefig(out_dir / figure.name, dpi=110)
+        blocks.append(Block("image", (figure.name, figure.caption)))
+    return blocks
+
+
+def explorer_pages(results: Results, out_dir: Path, prefix: str) -> list[Block]:
+    """One explorer page per policy of the figures' run, linked from the report."""
+    try:
+        from gridsim.analysis.explore import write_explorer
+    except ImportError:
+        return [Block("text", "Interactive schedules: install the explore extra "
+                              "(`pip install 'gridsim-sched[explore]'`) and rerun the report "
+                              "for one explorer page per policy.")]  # fmt: skip
+    chosen = report_figures.run_selection(results)
+    described = report_figures.describe_selection(chosen)
+    blocks = [Block("heading", "Interactive schedules", 3),
+              Block("text", "One page per policy (zoom, pan, hover a job, click it for the "
+                            f"jobs it waited behind): {described}.")]  # fmt: skip
+    for policy in results.policies:
+        name = f"{prefix}-explore-{_file_name(policy)}.html"
+        try:
+            write_explorer(results, out_dir / name, policy=policy, selection=chosen)
+        except ValueError as error:  # no job of the policy ran there, or nodes not recorded
+            blocks.append(Block("text", f"{policy}: no page ({error})."))
+            continue
+        blocks.append(Block("link", (name, f"{policy}: {name}")))
+    return blocks
+
+
+def _file_name(label: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in label).strip("-")
 
 
 def not_done(results: Results) -> list[Block]:
@@ -208,19 +215,17 @@ def not_done(results: Results) -> list[Block]:
     return [Block("heading", "Not done", 3), *(Block("text", line) for line in lines)]
 
 
-def _cell(mean: float, half: float) -> str:
-    if math.isnan(mean):
-        return "-"
-    return f"{mean:.4g}" if math.isnan(half) else f"{mean:.4g} ± {half:.2g}"
-
-
-def means_table(runs: pd.DataFrame, metrics: list[str], keys: list[str]) -> pd.DataFrame:
-    """One row per group and policy: replications, then ``mean ± half-width`` per metric."""
+def means_table(
+    runs: pd.DataFrame, metrics: list[str], keys: list[str], kind: KindDeclaration | None = None
+) -> pd.DataFrame:
+    """One row per group and policy: replications, then ``mean ± half-width`` per metric
+    (headed by the metric's label when the kind gives one)."""
     summary = policy_means(runs, metrics, keys)
     table = summary[[*keys, "policy", "runs"]].rename(columns={"runs": "replications"})
+    labels = kind.labels if kind is not None else {}
     for metric in metrics:
-        table[metric] = [
-            _cell(m, h)
+        table[labels.get(metric, metric)] = [
+            format_mean(m, h)
             for m, h in zip(summary[f"{metric}_mean"], summary[f"{metric}_ci95"], strict=True)
         ]
     return table
@@ -231,7 +236,8 @@ def paired_table(paired: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     rows = []
     for row in (SimpleNamespace(**r) for r in paired.to_dict("records")):
         mean, half = row.difference_mean, row.difference_ci95
-        interval = "-" if math.isnan(half) else f"[{mean - half:.4g}, {mean + half:.4g}]"
+        interval = "-" if math.isnan(half) else (
+            f"[{format_number(mean - half)}, {format_number(mean + half)}]")  # fmt: skip
         relative = "-" if math.isnan(row.relative_mean) else (
             f"{100 * row.relative_mean:+.2f}%"
             + ("" if math.isnan(row.relative_ci95) else f" ± {100 * row.relative_ci95:.2f}%")
@@ -241,110 +247,9 @@ def paired_table(paired: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
             "metric": row.metric,
             "policy": row.policy,
             "baseline": row.baseline,
-            "mean difference": f"{mean:+.4g}",
+            "mean difference": ("+" if mean > 0 else "") + format_number(mean),
             "95% interval": interval,
             "replications": int(row.pairs),
             "relative": relative,
         })  # fmt: skip
     return pd.DataFrame(rows)
-
-
-def figures(
-    results: Results, runs: pd.DataFrame, kind: str, baseline: str, out_dir: Path
-) -> list[Block]:
-    """Draw this kind's figures into ``out_dir``; return their image blocks."""
-    prefix = kind.replace("_", "-")
-    drawn: list[tuple[str, object, str]] = []
-    for metric in BAR_METRICS.get(kind, []):
-        if metric in runs.columns and runs[metric].notna().any():
-            drawn.append((f"{prefix}-{metric}.png", plots.plot_comparison(runs, metric),
-                          f"{metric} per policy, mean and 95% interval"))  # fmt: skip
-    if "run" not in runs.columns and kind in ADVANTAGE_METRICS:
-        reference = baseline  # the scenario's (BFfinish in the paper's Fig. 3-4), else the first
-        metric = ADVANTAGE_METRICS[kind]
-        axes = results.axes or None
-        for over in advantage_fields(runs, axes):
-            drawn.append((f"{prefix}-advantage-{over.replace('.', '-')}.png"
-                          if over != "queue_size" else f"{prefix}-advantage.png",
-                          plots.plot_advantage(runs, reference, metric, over, axes=axes),
-                          f"{metric} advantage over {reference} by {over}"))  # fmt: skip
-    if kind == "jobflow" and not results.tasks.empty:
-        tasks = first_point(results.tasks, results.axes)
-        first = {"policy": baseline, "replication": int(tasks["replication"].min())}
-        if "queue_size" in tasks.columns:
-            first["queue_size"] = int(tasks["queue_size"].min())
-        if "run" in tasks.columns:
-            first["run"] = str(tasks["run"].iloc[0])
-        chosen = select_run(tasks, **first, what="tasks")
-        title = ", ".join(f"{k} {v}" for k, v in first.items())
-        drawn.append((f"{prefix}-gantt.png", plots.plot_gantt(chosen, title=title),
-                      f"Gantt chart: {title}"))  # fmt: skip
-    if kind == "cloud" and not results.progress.empty:
-        progress = results.progress
-        progress = progress[progress["replication"] == progress["replication"].min()]
-        drawn.append((f"{prefix}-samples-over-time.png",
-                      plots.plot_samples_over_time(progress),
-                      "samples completed and pilots over time, first replication"))  # fmt: skip
-    blocks = []
-    for name, figure, caption in drawn:
-        with writing(out_dir / name):
-            figure.savefig(out_dir / name, dpi=110)
-        blocks.append(Block("image", (name, caption)))
-    return blocks
-
-
-def _format(value: object) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
-
-
-def render_markdown(blocks: list[Block]) -> str:
-    lines: list[str] = []
-    for block in blocks:
-        if block.kind == "heading":
-            lines += ["#" * block.level + " " + str(block.content), ""]
-        elif block.kind == "text":
-            lines += [str(block.content), ""]
-        elif block.kind == "table":
-            table = block.content
-            assert isinstance(table, pd.DataFrame)
-            lines.append("| " + " | ".join(map(str, table.columns)) + " |")
-            lines.append("|" + "---|" * len(table.columns))
-            for row in table.itertuples(index=False):
-                lines.append("| " + " | ".join(_format(v) for v in row) + " |")
-            lines.append("")
-        elif block.kind == "image":
-            name, caption = block.content  # type: ignore[misc]
-            lines += [f"![{caption}]({name})", ""]
-    return "\n".join(lines)
-
-
-_STYLE = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #bbb;padding:.25em .6em}
-th{background:#eee}td{text-align:right}img{max-width:100%}figcaption{color:#444}"""
-
-
-def render_html(blocks: list[Block]) -> str:
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             "<title>gridsim report</title>", f"<style>{_STYLE}</style></head><body>"]  # fmt: skip
-    for block in blocks:
-        if block.kind == "heading":
-            parts.append(f"<h{block.level}>{html.escape(str(block.content))}</h{block.level}>")
-        elif block.kind == "text":
-            parts.append(f"<p>{html.escape(str(block.content)).replace('`', '')}</p>")
-        elif block.kind == "table":
-            table = block.content
-            assert isinstance(table, pd.DataFrame)
-            head = "".join(f"<th>{html.escape(str(c))}</th>" for c in table.columns)
-            body = "".join(
-                "<tr>" + "".join(f"<td>{html.escape(_format(v))}</td>" for v in row) + "</tr>"
-                for row in table.itertuples(index=False)
-            )
-            parts.append(f"<table><tr>{head}</tr>{body}</table>")
-        elif block.kind == "image":
-            name, caption = block.content  # type: ignore[misc]
-            parts.append(
-                f'<figure><img src="{html.escape(name)}" alt="{html.escape(caption)}">'
-                f"<figcaption>{html.escape(caption)}</figcaption></figure>"
-            )
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"

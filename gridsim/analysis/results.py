@@ -177,9 +177,12 @@ def load_table(folder: str | Path, name: str) -> pd.DataFrame | None:
     from gridsim.experiments.store import committed_chunks, is_store, read_parquet, read_table
 
     if is_store(manifest) and (path / name).is_dir():
-        return read_table([(path, chunk) for chunk in committed_chunks(path)], name)
-    file = path / f"{name}.parquet"
-    return read_parquet(file).to_pandas() if file.exists() else None
+        table = read_table([(path, chunk) for chunk in committed_chunks(path)], name)
+    elif (path / f"{name}.parquet").exists():
+        table = read_parquet(path / f"{name}.parquet").to_pandas()
+    else:
+        return None
+    return _current({name: table}, manifest)[name]
 
 
 class ResultsError(ValueError):
@@ -246,6 +249,16 @@ def _folder_tables(path: Path, manifest: dict[str, Any]) -> dict[str, pd.DataFra
         tables = {name: read_table(sources, name) for name in table_names(path)}
     for file in sorted(path.glob("*.parquet")):
         tables.setdefault(file.stem, read_parquet(file).to_pandas())
+    return _current(tables, manifest)
+
+
+def _current(tables: dict[str, pd.DataFrame], manifest: dict[str, Any]) -> dict:
+    """The tables with a jobs table of an earlier schema read as today's
+    (:mod:`gridsim.analysis.legacy`)."""
+    from gridsim.analysis.legacy import current_jobs
+
+    if "jobs" in tables:
+        tables["jobs"] = current_jobs(tables["jobs"], manifest)
     return tables
 
 
@@ -262,7 +275,7 @@ def _store_tables(paths: list[Path], sources: list, manifest: dict[str, Any]) ->
     baseline = manifest.get("scenario_resolved", {}).get("baseline")
     tables.update(derived_tables(module, tables["runs"], tuple(manifest.get("axes", [])),
                                  baseline))  # fmt: skip
-    return tables
+    return _current(tables, manifest)
 
 
 def _unique_names(paths: list[Path]) -> list[str]:

@@ -26,9 +26,12 @@ from gridsim.cloud.config import (
     policy_label,
 )
 from gridsim.cloud.simulation import OUTCOME_OK, RunRecord, simulate
+from gridsim.experiments import feasibility
+from gridsim.experiments.kinds import KindDeclaration
 from gridsim.experiments.rejections import Count
 
 __all__ = [
+    "DECLARATION",
     "CloudScenario",
     "paired_makespan_ratio",
     "run_replication",
@@ -39,9 +42,33 @@ _KEYS = ("scenario", "replication", "policy")
 
 #: Columns `gridsim run` prints (the summary holds all of them).
 DISPLAY_METRICS = ["makespan_s", "samples_completed", "tasks", "failed_tasks", "mean_pilots"]
-#: `gridsim run` compares every policy with the first on this metric, replication by
-#: replication ([RRM, Sec. 5.2] reports how much longer runs without DyTSS last).
-PAIRED_METRIC = "makespan_s"
+
+
+def _with_pilot_hours(runs: pd.DataFrame) -> pd.DataFrame:
+    """Runs with ``k_samples_per_pilot_hour``, the unit of [RRM]'s throughput figures."""
+    hourly = runs["throughput_samples_per_s"] * 3600 / 1000
+    return runs.assign(k_samples_per_pilot_hour=hourly / runs["mean_pilots"])
+
+
+#: What the report and the commands read of this kind (:class:`KindDeclaration`); `gridsim
+#: run` compares every policy with the first on the makespan, replication by replication
+#: ([RRM, Sec. 5.2] reports how much longer runs without DyTSS last).
+DECLARATION = KindDeclaration(
+    report_metrics=("makespan_s", "samples_completed", "failed_tasks", "mean_pilots"),
+    paired_metrics=("makespan_s",),
+    bar_metrics=("makespan_s",),
+    advantage_metric="makespan_s",
+    labels={
+        "makespan_s": "makespan (s)",
+        "mean_pilots": "mean pilots enrolled",
+        "failed_tasks": "failed tasks",
+        "samples_completed": "samples completed",
+    },
+    figures=("samples_over_time",),
+    time_unit="s",
+    check_feasible=feasibility.check_cloud,
+    comparable_runs=_with_pilot_hours,
+)
 #: What a run can fail to do, counted under the summary (:mod:`gridsim.experiments.rejections`).
 REJECTIONS = (
     Count("finished", None, "runs unfinished", "samples were left at framework.horizon_s"),

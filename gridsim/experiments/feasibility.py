@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
 from typing import Any
 
 from gridsim.config import ScenarioError
@@ -36,8 +35,11 @@ MAX_FACTORY_ROUNDS = 10_000_000
 
 
 def check_feasible(scenario: Any) -> None:
-    """Raise a ScenarioError naming the field if ``scenario`` cannot produce a result."""
-    check = CHECKS.get(scenario.kind)
+    """Raise a ScenarioError naming the field if ``scenario`` cannot produce a result (the
+    check its kind declares, :class:`~gridsim.experiments.kinds.KindDeclaration`)."""
+    from gridsim.experiments.kinds import declaration
+
+    check = declaration(scenario.kind).check_feasible
     if check is not None:
         check(scenario)
 
@@ -197,12 +199,3 @@ def check_swf_replay(scenario: Any) -> None:
         raise ScenarioError(str(error)) from None
     nodes, field = machine_nodes(scenario, log)
     _check_memory(field, nodes, "nodes", BYTES_PER_NODE * nodes)
-
-
-CHECKS: dict[str, Callable[[Any], None]] = {
-    "window_search": check_window_search,
-    "jobflow": check_jobflow,
-    "batch": check_batch,
-    "cloud": check_cloud,
-    "swf_replay": check_swf_replay,
-}

@@ -36,9 +36,13 @@ import numpy as np
 import pandas as pd
 from pydantic import Field, field_validator, model_validator
 
+from gridsim.analysis import export
+from gridsim.analysis.jobflow_metrics import job_metrics
 from gridsim.analysis.jobflow_stats import RUN_METRICS, add_advantage, run_metrics
 from gridsim.analysis.stats import baseline_policy, summarise_by
 from gridsim.config import Range, ScenarioBase, Strict
+from gridsim.experiments import feasibility
+from gridsim.experiments.kinds import JobsOfSchema1, KindDeclaration
 from gridsim.experiments.rejections import Count
 from gridsim.experiments.window_search import EnvironmentConfig, LoadConfig
 from gridsim.faults.config import FaultsConfig
@@ -48,6 +52,7 @@ from gridsim.scheduling.queue_policies import SchedulerSpec
 from gridsim.selection.criteria import CriterionError, PolicySpecs, build_criterion
 from gridsim.sim.engine import Instance, simulate
 from gridsim.sim.fault_engine import simulate_with_faults
+from gridsim.sim.trace import in_schema_order
 from gridsim.workloads.environment import generate_environment
 from gridsim.workloads.lublin import expected_work, lublin_jobs
 from gridsim.workloads.models import LublinModel
@@ -64,6 +69,57 @@ REJECTIONS = (
 #: Columns `gridsim run` prints (all of METRICS are in summary.csv).
 DISPLAY_METRICS = ["mean_finish", "finish_advantage_pct", "makespan", "mean_wait",
                    "mean_bounded_slowdown", "mean_cost", "utilisation"]  # fmt: skip
+#: Schedule figures of every run (:data:`gridsim.analysis.figures.FIGURES`).
+SCHEDULE_FIGURES = ("gantt", "utilisation", "queue_length", "wait_cdf", "slowdown_cdf",
+                    "wait_by_size")  # fmt: skip
+#: What the report and the commands read of this kind (:class:`KindDeclaration`).
+DECLARATION = KindDeclaration(
+    report_metrics=(
+        "mean_finish",
+        "makespan",
+        "mean_wait",
+        "mean_response",
+        "mean_bounded_slowdown",
+        "utilisation",
+        "mean_cost",
+        "jobs_not_finished",
+    ),
+    paired_metrics=("mean_finish", "mean_wait", "mean_bounded_slowdown", "mean_cost"),
+    bar_metrics=("mean_finish",),
+    advantage_metric="mean_finish",
+    labels={
+        "mean_finish": "mean job finish time (time units)",
+        "makespan": "makespan (time units)",
+        "mean_wait": "mean wait (time units)",
+        "mean_response": "mean response (time units)",
+        "mean_slowdown": "mean slowdown (ratio)",
+        "mean_bounded_slowdown": "mean bounded slowdown (ratio)",
+        "mean_cost": "mean job cost (money)",
+        "total_cost": "total cost (money)",
+        "utilisation": "utilisation (fraction of free node-time)",
+        "finish_advantage_pct": "finish-time advantage over baseline (%)",
+        "jobs_not_finished": "jobs not finished",
+    },
+    figures=SCHEDULE_FIGURES,
+    trace_commands=("gantt", "export", "explore"),
+    machine_size=lambda scenario, runs: int(scenario["environment"]["nodes"]),
+    check_feasible=feasibility.check_jobflow,
+    jobs_of_schema_1=JobsOfSchema1(
+        {
+            "arrival": "submit_time",
+            "start": "start_time",
+            "finish": "finish_time",
+            "runtime": "run_time",
+            "planned_runtime": "requested_time",
+            "n": "processors",
+            "nodes": "allocated_resources",
+            "first_promised_start": "first_reservation",
+            "wait": "wait_time",
+        },
+        threshold_field="slowdown_threshold",
+    ),
+    swf_export=export.jobflow_swf,
+)
 #: ``queue_sizes: [50, 100]`` is the grid ``sweep: {queue_size: [50, 100]}``: each point of
 #: an experiment holds one queue size (:mod:`gridsim.experiments.grid`).
 GRID_SHORTHANDS = {"queue_size": "queue_sizes"}
@@ -315,11 +371,11 @@ def run_replication(
             else:
                 trace = simulate_with_faults(instance, criterion, faults, scenario.priority)
             elapsed = time.perf_counter() - began
-            job_table = pd.DataFrame(trace.job_records())
-            task_table = task_frame(trace.task_records())
-            metrics = run_metrics(
-                job_table, task_table, len(instance.nodes), scenario.slowdown_threshold
+            job_table = in_schema_order(
+                job_metrics(trace.jobs_table(), scenario.slowdown_threshold)
             )
+            task_table = task_frame(trace.task_records())
+            metrics = run_metrics(job_table, task_table, len(instance.nodes))
             runs.append({**labels, "policy": criterion.label, **metrics, "sim_time_s": elapsed})
             jobs.append(job_table.assign(policy=criterion.label, **labels))
             tasks.append(task_table.assign(policy=criterion.label, **labels))

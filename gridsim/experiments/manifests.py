@@ -53,6 +53,7 @@ class Manifest(_Loose):
 
     kind: StrictStr
     store_format: StrictInt | None = None
+    jobs_schema: Annotated[StrictInt, Field(ge=1)] | None = None
     scenario: StrictStr | None = None
     seed: Count | None = None
     scenario_hash: StrictStr | None = None
@@ -94,6 +95,11 @@ def check_manifest(path: Path, manifest: Any, integrity: bool = True) -> dict[st
         raise fail(format_validation_error(error, Manifest)) from None
     if read.kind not in KINDS:
         raise fail(f"kind: {read.kind!r} is not a scenario kind (one of {', '.join(KINDS)})")
+    from gridsim.sim.trace import JOBS_SCHEMA
+
+    if read.jobs_schema is not None and read.jobs_schema > JOBS_SCHEMA:
+        raise fail(f"jobs_schema: {read.jobs_schema} is newer than this gridsim reads "
+                   f"({JOBS_SCHEMA}); read it with the gridsim that wrote it")  # fmt: skip
     if read.store_format is None:
         if (Path(path).parent / "runs").is_dir():  # chunk tables: the store layout
             raise fail("store_format: missing (required in a results folder)")

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 import gridsim
-from gridsim.analysis.stats import baseline_policy, paired_comparison
+from gridsim.analysis.stats import baseline_policy, comparison_keys, paired_comparison
 from gridsim.experiments import cells as cell_sets
 from gridsim.experiments.cells import Chunk
 from gridsim.experiments.executors import ChunkExecutor, open_executor
@@ -54,6 +54,7 @@ from gridsim.experiments.store import (
     write_atomically,
     write_csv,
 )
+from gridsim.sim.trace import JOBS_SCHEMA
 
 #: Most replications a worker runs per chunk: a chunk's tables travel back (and sit in memory)
 #: together, so a chunk growing with the replications would undo the streaming.
@@ -382,11 +383,19 @@ def derived_tables(
     module: Any, runs: pd.DataFrame, axes: tuple[str, ...], baseline: str | None = None
 ) -> dict[str, Any]:
     """``paired``: every policy against the scenario's ``baseline`` (else the first policy)
-    on the kind's ``PAIRED_METRIC``, per point."""
-    metric = getattr(module, "PAIRED_METRIC", None)
-    if not metric or runs.empty or runs["policy"].nunique() < 2:
+    on the kind's paired metric (the first of its declaration's ``paired_metrics``), per
+    point."""
+    metrics = module.DECLARATION.paired_metrics
+    if not metrics or runs.empty or runs["policy"].nunique() < 2:
         return {}
-    keys = [a for a in axes if a in runs.columns]
+    metric = metrics[0]
+    runs = module.DECLARATION.comparable_runs(runs)
+    if "comparable" in runs.columns:
+        runs = runs[runs["comparable"]]
+    if runs.empty:
+        return {}
+    # per point, and per goal of a batch cycle (comparison_keys): never averaged across them
+    keys = [key for key in comparison_keys(runs, list(axes)) if key != "policy"]
     reference = baseline_policy(baseline, list(dict.fromkeys(runs["policy"])))
     return {"paired": paired_comparison(runs, metric, str(reference), keys)}
 
@@ -395,6 +404,7 @@ def new_manifest(experiment: Experiment, seed: int) -> dict[str, Any]:
     """What a results folder records about the experiment (history and cells come later)."""
     return {
         "store_format": STORE_FORMAT,
+        "jobs_schema": JOBS_SCHEMA,
         "scenario": experiment.name,
         "kind": experiment.kind,
         "seed": seed,

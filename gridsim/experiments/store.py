@@ -335,6 +335,9 @@ def experiment_difference(
     if stored.get("gridsim_version") != wanted.get("gridsim_version"):
         return (f"gridsim {stored.get('gridsim_version')} {there}, "
                 f"{wanted.get('gridsim_version')} {here}")  # fmt: skip
+    if stored.get("jobs_schema", 1) != wanted.get("jobs_schema", 1):
+        return (f"jobs table of schema {stored.get('jobs_schema', 1)} {there} (an earlier "
+                f"gridsim), {wanted.get('jobs_schema', 1)} {here}")  # fmt: skip
     if stored.get("seed") != wanted.get("seed"):
         return f"seed {stored.get('seed')} {there}, {wanted.get('seed')} {here}"
     if stored.get("scenario_hash") != wanted.get("scenario_hash"):

@@ -9,10 +9,10 @@ fields map to jobs (:class:`~gridsim.workloads.mapping.SwfMapping`), the machine
 homogeneous machine, or node classes from :mod:`gridsim.workloads.platform`) and the
 schedulers. Produces three tables, each with ``scheduler``, ``policy`` and ``replication``:
 ``runs`` (one row per scheduler: the metrics of :mod:`gridsim.analysis.jobflow_metrics`,
-total cost, peak processors, replay time), ``jobs`` (one row per job: submit, start, finish,
-wait, response, slowdowns, first reservation, cost, nodes) and ``users`` (the metrics per
-user). A job's cost is the time it held its nodes times their prices (on the log's machine,
-processors x run time x the price).
+total cost, peak processors, machine size, replay time), ``jobs`` (one row per job: the
+jobs table of every kind, :data:`gridsim.sim.trace.JOB_COLUMNS`) and ``users`` (the
+metrics per user). A job's cost is the time it held its nodes times their prices (on the
+log's machine, processors x run time x the price).
 
 Which engine runs a replay:
 
@@ -40,13 +40,17 @@ import numpy as np
 import pandas as pd
 from pydantic import Field, field_validator
 
-from gridsim.analysis.jobflow_metrics import job_metrics, jobflow_summary, per_user_summary
+from gridsim.analysis import export
+from gridsim.analysis.jobflow_metrics import LABELS, job_metrics, jobflow_summary, per_user_summary
 from gridsim.analysis.stats import summarise_by
 from gridsim.config import ScenarioBase, ScenarioError
+from gridsim.experiments import feasibility
+from gridsim.experiments.kinds import JobsOfSchema1, KindDeclaration
 from gridsim.experiments.rejections import Count
 from gridsim.scheduling.log_schedulers import ALGORITHMS
 from gridsim.selection.criteria import CriterionError, build_criterion
 from gridsim.sim.log_replay import node_intervals, replay_log
+from gridsim.sim.trace import in_schema_order
 from gridsim.workloads.config import ModelWorkloadConfig, Workload, WorkloadConfig, workload_records
 from gridsim.workloads.mapping import DROP_REASONS, apply_mapping
 from gridsim.workloads.platform import LogPlatform, LogPlatformConfig, log_platform
@@ -80,6 +84,35 @@ DISPLAY_METRICS = [
     "mean_wait_time", "mean_response_time", "mean_slowdown", "mean_bounded_slowdown",
     "utilisation", "killed_jobs", "total_cost", "replay_time_s",
 ]  # fmt: skip
+
+
+def machine_size(scenario: dict[str, Any], runs: pd.DataFrame) -> int | None:
+    """The processors replayed on: the runs table's (None for folders written before it)."""
+    if "machine_processors" in runs.columns and runs["machine_processors"].notna().any():
+        return int(runs["machine_processors"].max())
+    return None
+
+
+#: What the report and the commands read of this kind (:class:`KindDeclaration`).
+DECLARATION = KindDeclaration(
+    report_metrics=("mean_wait_time", "mean_response_time", "mean_bounded_slowdown",
+                    "utilisation", "killed_jobs", "total_cost"),
+    paired_metrics=("mean_wait_time", "mean_bounded_slowdown", "mean_response_time",
+                    "total_cost"),
+    bar_metrics=("mean_wait_time", "mean_bounded_slowdown"),
+    labels=LABELS,
+    figures=("gantt", "utilisation", "queue_length", "wait_cdf", "slowdown_cdf",
+             "wait_by_size", "wait_by_user"),
+    trace_commands=("gantt", "export", "explore"),
+    time_unit="s",
+    time_origin=export.log_start,
+    machine_size=machine_size,
+    check_feasible=feasibility.check_swf_replay,
+    jobs_of_schema_1=JobsOfSchema1({"estimate": "requested_time"},
+                                   threshold_field="bounded_slowdown_threshold"),
+    swf_export=export.replay_swf,
+    log_field="workload.path",
+)  # fmt: skip
 
 
 class SwfReplayScenario(ScenarioBase):
@@ -277,18 +310,24 @@ def node_level_instance(jobs: pd.DataFrame, platform: LogPlatform):
 
 
 def _job_table(jobs: pd.DataFrame, start: np.ndarray, first_reservation: np.ndarray):
-    """The replayed schedule: run_time is the time the job held its processors."""
+    """The replayed schedule in the jobs table's columns (:data:`~gridsim.sim.trace.JOB_COLUMNS`,
+    the per-job metrics added later): run_time is the time the job held its processors."""
+    duration = jobs.duration.to_numpy()
+    killed = jobs.killed.to_numpy(dtype=bool)
     return pd.DataFrame(
         {
             "job_id": jobs.job_id.to_numpy(),
             "user_id": jobs.user_id.to_numpy(),
             "submit_time": jobs.submit_time.to_numpy(),
             "start_time": start,
-            "finish_time": start + jobs.duration.to_numpy(),
-            "run_time": jobs.duration.to_numpy(),
-            "estimate": jobs.estimate.to_numpy(),
+            "finish_time": start + duration,
+            "run_time": duration,
+            "requested_time": jobs.estimate.to_numpy(),
             "processors": jobs.processors.to_numpy(),
-            "killed": jobs.killed.to_numpy(),
+            "allocated_resources": "",
+            "cost": np.nan,
+            "final_state": np.where(killed, "killed", "finished"),
+            "reason": np.where(killed, "stopped at its estimate (on_overrun: kill)", ""),
             "first_reservation": first_reservation,
         }
     )
@@ -329,9 +368,10 @@ def run_replication(
         speed = len(jobs) / elapsed if elapsed > 0 else math.nan
         peak = jobs.attrs["peak_processors"]
         runs.append({**labels, **summary.to_dict(), "total_cost": float(jobs.cost.sum()),
-                     "peak_processors": peak, "replay_time_s": elapsed, "replay_cpu_s": cpu,
+                     "peak_processors": peak, "machine_processors": len(platform),
+                     "replay_time_s": elapsed, "replay_cpu_s": cpu,
                      "jobs_per_second": speed, **read_counts(log)})  # fmt: skip
-        job_tables.append(job_metrics(jobs, threshold).assign(**labels))
+        job_tables.append(in_schema_order(job_metrics(jobs, threshold)).assign(**labels))
         users = per_user_summary(jobs, len(platform), threshold).reset_index()
         user_tables.append(users.assign(**labels))
     return {

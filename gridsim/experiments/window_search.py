@@ -16,6 +16,8 @@ from pydantic import Field, field_validator
 
 from gridsim.analysis.stats import summarise_by
 from gridsim.config import Range, ScenarioBase, Strict
+from gridsim.experiments import feasibility
+from gridsim.experiments.kinds import KindDeclaration
 from gridsim.experiments.rejections import Count
 from gridsim.model import Request, Window
 from gridsim.selection.criteria import PolicySpecs, build_criterion
@@ -36,6 +38,24 @@ REJECTIONS = (
 #: Columns `gridsim run` prints (all of METRICS are in summary.csv).
 DISPLAY_METRICS = ["found", "start", "finish", "cost", "Q", "L_minSum", "L_maxSum",
                    "search_time_s"]  # fmt: skip
+
+#: What the report and the commands read of this kind (:class:`KindDeclaration`).
+DECLARATION = KindDeclaration(
+    report_metrics=("start", "finish", "cost", "Q", "L_minSum", "L_maxSum"),
+    paired_metrics=("finish", "cost", "Q"),
+    bar_metrics=("Q", "cost"),
+    advantage_metric="cost",
+    labels={
+        "start": "window start (time units)",
+        "finish": "window finish (time units)",
+        "runtime": "window runtime (time units)",
+        "cost": "window cost (money)",
+        "Q": "Q, sum of node values",
+        "L_minSum": "mean distance to nearest busy interval (time units)",
+        "L_maxSum": "mean distance to farthest busy interval (time units)",
+    },
+    check_feasible=feasibility.check_window_search,
+)
 
 
 class PriceConfig(Strict):

@@ -98,17 +98,12 @@ def _first(table: pd.DataFrame | None, replications: int) -> pd.DataFrame | None
 
 
 def derived_columns(kind: str, runs: pd.DataFrame) -> pd.DataFrame:
-    """Columns the published numbers need that a kind's runs table does not hold."""
-    if kind == "cloud":
-        hourly = runs["throughput_samples_per_s"] * 3600 / 1000
-        return runs.assign(k_samples_per_pilot_hour=hourly / runs["mean_pilots"])
-    if kind == "batch":
-        # The paper counts a cycle only when every job has an alternative under both
-        # searches; totals are compared where every policy met the goal's limit.
-        served = runs.groupby("replication")["all_jobs_served"].transform("all")
-        runs = runs[served].copy()
-        runs["comparable"] = runs.groupby(["replication", "goal"])["feasible"].transform("all")
-    return runs
+    """The runs the published numbers compare, with the columns they need that a kind's runs
+    table does not hold (the kind's ``comparable_runs``, e.g. the batch cycles the paper
+    counts, marked ``comparable`` where every policy met the goal's limit)."""
+    from gridsim.experiments.kinds import declaration
+
+    return declaration(kind).comparable_runs(runs)
 
 
 def measure_row(figure: Figure, row: Row, tables: Tables | None) -> Measured:

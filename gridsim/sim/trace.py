@@ -1,18 +1,25 @@
-"""What happened in one simulation: one flat record per job and per task, ready for pandas.
+"""What happened in one simulation, and the jobs table every kind with jobs writes.
 
-Consumes the engine's notifications; produces two tables. Column names follow Batsim's
-``jobs.csv`` in spirit (snake_case, times in simulation time units, cost in money units):
+Consumes the engine's notifications; produces one flat record per job and per task, ready for
+pandas. :meth:`Trace.jobs_table` turns the job records into the **jobs table** shared by every
+kind that has jobs (job flows with or without faults, log replays on processor counts and on
+node classes, batch cycles): the columns of :data:`JOB_COLUMNS`, in that order, then the
+kind's own columns (documented in docs/results.md, "The jobs table"). Node sets are Batsim's
+interval-set text (``"0-3 5"``, :func:`interval_set`); times are in the kind's time unit
+(seconds for logs); the per-job metrics (wait, response, slowdowns) are added by
+:func:`gridsim.analysis.jobflow_metrics.job_metrics`, the one home of their definitions.
 
-``jobs``: ``job_id``, ``arrival``, ``first_promised_start`` (the reservation given on
-submission; under EASY the first window the job was given), ``start``, ``finish``, ``wait``
-(start - arrival), ``runtime`` (actual), ``planned_runtime`` (the window's), ``n``,
-``volume``, ``nodes`` (space-separated ids), ``cost`` (actual runtime times the sum of the
-nodes' prices), ``delay`` (how much later than promised re-planning -- under conservative
-backfilling only for overruns of other jobs and faults -- made it start), ``final_state``
-(``finished``, ``killed``, ``failed``, ``rejected`` or ``unfinished``) and ``reason`` (empty
-when finished normally); then what faults did to it: ``retries`` (times it was killed by a
-failure and submitted again), ``lost_work`` (node-time of its killed runs: the sum of its
-``lost`` tasks), ``lost_cost`` (that node-time times the nodes' prices), ``cost_with_losses``
+The job records themselves (:meth:`Trace.job_records`) are the recorder's working copy, in
+the engine's words: ``arrival``, ``first_promised_start`` (the reservation given on
+submission; under EASY the first window the job was given), ``start``, ``finish``, ``wait``,
+``runtime`` (actual), ``planned_runtime`` (the window's), ``n``, ``volume``, ``nodes``
+(space-separated ids), ``cost`` (actual runtime times the sum of the nodes' prices),
+``delay`` (how much later than promised re-planning -- under conservative backfilling only
+for overruns of other jobs and faults -- made it start), ``final_state`` (``finished``,
+``killed``, ``failed``, ``rejected`` or ``unfinished``) and ``reason`` (empty when finished
+normally); then what faults did to it: ``retries`` (times it was killed by a failure and
+submitted again), ``lost_work`` (node-time of its killed runs: the sum of its ``lost``
+tasks), ``lost_cost`` (that node-time times the nodes' prices), ``cost_with_losses``
 (``cost + lost_cost``) and ``disturbed`` (it started later than first promised, or was
 killed at least once).
 
@@ -29,14 +36,89 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+import pandas as pd
 
 from gridsim.model import Node, Window
 from gridsim.scheduling.backfilling import Job
+from gridsim.sim.log_replay import node_intervals
 
 #: A start more than this much later than first promised counts as disturbed (time units):
 #: float dust from re-planning is not a disturbance.
 DISTURBANCE_TOLERANCE = 1e-6
+
+#: Version of the jobs table's columns, recorded in every results folder's manifest
+#: (``jobs_schema``): 1 was the job flows' ``arrival``/``start``/``n``/``nodes`` and the
+#: replays' ``estimate``/``killed`` (read by :mod:`gridsim.analysis.legacy`), 2 is
+#: :data:`JOB_COLUMNS`.
+JOBS_SCHEMA = 2
+
+
+@dataclass(frozen=True)
+class JobColumn:
+    """One column of the jobs table: its name, pandas dtype, unit and meaning."""
+
+    name: str
+    dtype: str
+    unit: str
+    meaning: str
+
+
+#: The columns every kind with jobs writes, in this order (docs/results.md renders them).
+#: Columns a kind adds come after them (a job flow's ``volume`` and fault columns, a batch
+#: cycle's alternatives, and later per-resource requests and allocations).
+JOB_COLUMNS: tuple[JobColumn, ...] = (
+    JobColumn("job_id", "int64", "", "the job's number: the log's, or 0, 1, ... in queue order"),
+    JobColumn("user_id", "int64", "", "who submitted it (the log's user number; -1 unknown)"),
+    JobColumn("submit_time", "float64", "time", "when it was submitted"),
+    JobColumn("start_time", "float64", "time", "when it started (NaN: it never did)"),
+    JobColumn("finish_time", "float64", "time", "when it ended (NaN: it never ran)"),
+    JobColumn("run_time", "float64", "time", "finish_time - start_time: how long it held "
+              "its nodes (a killed job: until the kill)"),
+    JobColumn("requested_time", "float64", "time", "what the scheduler planned with: the "
+              "user's estimate (logs), the window's planned length (job flows)"),
+    JobColumn("processors", "int64", "processors", "how many processors (nodes) it asked "
+              "for and got"),
+    JobColumn("allocated_resources", "str", "", "the node ids it ran on as an interval set, "
+              "'0-3 5' (Batsim's notation; empty if it never ran or nodes were not recorded)"),
+    JobColumn("cost", "float64", "money", "run_time times the sum of its nodes' prices"),
+    JobColumn("final_state", "str", "", "finished, killed (stopped at its limit), failed "
+              "(out of retries), rejected (never placed) or unfinished (still queued or "
+              "running at the end)"),
+    JobColumn("reason", "str", "", "why it is not finished; empty when it is"),
+    JobColumn("first_reservation", "float64", "time", "the start promised on submission "
+              "(conservative backfilling; the first window under EASY on nodes; NaN else)"),
+    JobColumn("wait_time", "float64", "time", "start_time - submit_time"),
+    JobColumn("response_time", "float64", "time", "finish_time - submit_time"),
+    JobColumn("slowdown", "float64", "ratio", "response_time / run_time"),
+    JobColumn("bounded_slowdown", "float64", "ratio", "max(1, response_time / "
+              "max(run_time, threshold)), the threshold a scenario field (10 s by default)"),
+)  # fmt: skip
+JOB_COLUMN_NAMES = tuple(column.name for column in JOB_COLUMNS)
+#: The per-job metrics :func:`~gridsim.analysis.jobflow_metrics.job_metrics` adds.
+JOB_METRIC_COLUMNS = ("wait_time", "response_time", "slowdown", "bounded_slowdown")
+
+
+def interval_set(ids: Iterable[int]) -> str:
+    """Node ids as an interval set (Batsim's notation): ``[5, 0, 1, 2, 3]`` -> ``"0-3 5"``."""
+    return node_intervals(tuple(sorted({int(i) for i in ids})))
+
+
+def in_schema_order(jobs: pd.DataFrame) -> pd.DataFrame:
+    """``jobs`` with the columns of :data:`JOB_COLUMNS` first, in their order, then the rest."""
+    first = [name for name in JOB_COLUMN_NAMES if name in jobs.columns]
+    return jobs[[*first, *(c for c in jobs.columns if c not in first)]]
+
+
+def node_ids(intervals: str) -> list[int]:
+    """The node ids of an interval set: ``"0-3 5"`` -> ``[0, 1, 2, 3, 5]``."""
+    ids: list[int] = []
+    for part in intervals.split():
+        first, _, last = part.partition("-")
+        ids += range(int(first), int(last or first) + 1)
+    return ids
 
 
 class Trace:
@@ -129,3 +211,36 @@ class Trace:
 
     def task_records(self) -> list[dict[str, Any]]:
         return list(self.tasks)
+
+    def jobs_table(self) -> pd.DataFrame:
+        """The jobs table (:data:`JOB_COLUMNS` without the per-job metrics, then ``volume``,
+        ``delay``, ``retries``, ``lost_work``, ``lost_cost``, ``cost_with_losses`` and
+        ``disturbed``), one row per job in id order."""
+        records = pd.DataFrame(self.job_records(), columns=list(_RECORD_COLUMNS))
+        nodes = [interval_set(int(i) for i in text.split()) for text in records["nodes"]]
+        table = pd.DataFrame({
+            "job_id": records["job_id"].astype("int64"),
+            "user_id": -1,
+            "submit_time": records["arrival"].astype("float64"),
+            "start_time": records["start"].astype("float64"),
+            "finish_time": records["finish"].astype("float64"),
+            "run_time": records["runtime"].astype("float64"),
+            "requested_time": records["planned_runtime"].astype("float64"),
+            "processors": records["n"].astype("int64"),
+            "allocated_resources": pd.Series(nodes, dtype="object", index=records.index),
+            "cost": records["cost"].astype("float64"),
+            "final_state": records["final_state"],
+            "reason": records["reason"],
+            "first_reservation": records["first_promised_start"].astype("float64"),
+        })  # fmt: skip
+        extra = ["volume", "delay", "retries", "lost_work", "lost_cost", "cost_with_losses",
+                 "disturbed"]  # fmt: skip
+        return pd.concat([table, records[extra]], axis=1)
+
+
+#: The keys of a job record, in order (a run without jobs still has these columns).
+_RECORD_COLUMNS = (
+    "job_id", "arrival", "first_promised_start", "start", "finish", "wait", "runtime",
+    "planned_runtime", "n", "volume", "nodes", "cost", "delay", "final_state", "reason",
+    "retries", "lost_work", "lost_cost", "cost_with_losses", "disturbed",
+)  # fmt: skip

@@ -12,11 +12,11 @@ import gridsim
 from gridsim.analysis.export import (
     BATSIM_COLUMNS,
     batsim_table,
-    resource_intervals,
     write_jobs_swf,
 )
 from gridsim.analysis.results import select_run
 from gridsim.cli import main
+from gridsim.sim.trace import interval_set, node_ids
 from gridsim.workloads.swf import SwfMapping, bundled_swf, read_swf
 
 
@@ -32,19 +32,19 @@ def _whole_seconds(times) -> np.ndarray:
 
 def test_the_swf_export_of_a_job_flow_conforms_and_reads_back_with_the_same_jobs(tmp_path):
     jobs = _jobs()
-    assert jobs["wait"].gt(0).any() and jobs["arrival"].nunique() > 1  # a real flow
+    assert jobs["wait_time"].gt(0).any() and jobs["submit_time"].nunique() > 1  # a real flow
     write_jobs_swf(jobs, tmp_path / "flow.swf", nodes=32)
     assert check_swf(tmp_path / "flow.swf") == []
     log = read_swf(tmp_path / "flow.swf")
     back = log.jobs
-    jobs = jobs.sort_values(["arrival", "job_id"]).reset_index(drop=True)
+    jobs = jobs.sort_values(["submit_time", "job_id"]).reset_index(drop=True)
     assert log.report.jobs_kept == len(jobs) and log.machine_processors == 32
     np.testing.assert_array_equal(back["job_id"], np.arange(1, len(jobs) + 1))
-    np.testing.assert_array_equal(back["submit_time"], _whole_seconds(jobs["arrival"]))
-    np.testing.assert_array_equal(back["start_time"], _whole_seconds(jobs["start"]))
-    np.testing.assert_array_equal(back["finish_time"], _whole_seconds(jobs["finish"]))
-    np.testing.assert_array_equal(back["processors"], jobs["n"])
-    assert (back["requested_time"] - jobs["planned_runtime"]).abs().max() <= 1
+    np.testing.assert_array_equal(back["submit_time"], _whole_seconds(jobs["submit_time"]))
+    np.testing.assert_array_equal(back["start_time"], _whole_seconds(jobs["start_time"]))
+    np.testing.assert_array_equal(back["finish_time"], _whole_seconds(jobs["finish_time"]))
+    np.testing.assert_array_equal(back["processors"], jobs["processors"])
+    assert (back["requested_time"] - jobs["requested_time"]).abs().max() <= 1
     assert (back["status"] == 1).all() and not back["killed"].any()
     assert log.header.values("MaxNodes") == ("32",) and log.header.values("Preemption") == ("No",)
 
@@ -54,15 +54,15 @@ def test_a_job_flow_exported_in_minutes_keeps_its_times_to_the_second(tmp_path):
     write_jobs_swf(jobs, tmp_path / "flow.swf", nodes=32, time_unit_s=60)
     assert check_swf(tmp_path / "flow.swf") == []
     back = read_swf(tmp_path / "flow.swf").jobs
-    jobs = jobs.sort_values(["arrival", "job_id"])
-    np.testing.assert_array_equal(back["start_time"], _whole_seconds(jobs["start"] * 60))
+    jobs = jobs.sort_values(["submit_time", "job_id"])
+    np.testing.assert_array_equal(back["start_time"], _whole_seconds(jobs["start_time"] * 60))
     assert "1 simulation time unit = 60 s" in (tmp_path / "flow.swf").read_text()
 
 
 def test_jobs_that_never_ran_are_cancelled_in_swf_and_dropped_on_reading(tmp_path):
     jobs = _jobs().copy()
-    jobs.loc[jobs.index[0], ["start", "finish", "wait", "runtime", "cost"]] = np.nan
-    jobs.loc[jobs.index[0], ["final_state", "nodes"]] = ["rejected", ""]
+    jobs.loc[jobs.index[0], ["start_time", "finish_time", "wait_time", "run_time", "cost"]] = np.nan
+    jobs.loc[jobs.index[0], ["final_state", "allocated_resources"]] = ["rejected", ""]
     write_jobs_swf(jobs, tmp_path / "flow.swf")
     log = read_swf(tmp_path / "flow.swf")
     assert log.report.dropped["cancelled_before_start"] == 1
@@ -96,7 +96,7 @@ def test_the_batsim_table_has_the_batsim_columns_and_consistent_times():
     [("0 1 2 3 5", "0-3 5"), ("7", "7"), ("4 2 3 9 10", "2-4 9-10"), ([1, 3], "1 3")],
 )
 def test_node_ids_become_batsim_intervals(nodes, text):
-    assert resource_intervals(nodes) == text
+    assert interval_set(node_ids(nodes) if isinstance(nodes, str) else nodes) == text
 
 
 def test_the_jobs_of_several_runs_are_refused():
@@ -142,8 +142,10 @@ def test_the_swf_export_of_a_log_replay_conforms_and_reads_back_as_replayed(tmp_
     assert log.report.jobs_kept == len(replayed) == 150
     for column in ("job_id", "user_id", "submit_time", "start_time", "finish_time", "run_time"):
         np.testing.assert_array_equal(log.jobs[column], replayed[column], err_msg=column)
-    np.testing.assert_array_equal(log.jobs["requested_time"], replayed["estimate"])
-    np.testing.assert_array_equal(log.jobs["status"], np.where(replayed["killed"], 0, 1))
+    np.testing.assert_array_equal(log.jobs["requested_time"], replayed["requested_time"])
+    np.testing.assert_array_equal(
+        log.jobs["status"], np.where(replayed["final_state"] == "killed", 0, 1)
+    )
     source = read_swf(bundled_swf()).header
     for key in ("Computer", "Installation", "UnixStartTime", "TimeZoneString", "MaxProcs"):
         assert log.header.values(key) == source.values(key), key

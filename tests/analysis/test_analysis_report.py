@@ -36,7 +36,7 @@ def _hand_folder(tmp_path):
 
 
 def test_the_paired_difference_in_the_report_matches_a_hand_computation(tmp_path):
-    write_report([_hand_folder(tmp_path)], tmp_path / "out")
+    write_report([_hand_folder(tmp_path)], tmp_path / "out", explore=False)
     report = (tmp_path / "out" / "report.md").read_text()
     # differences MinCost - FirstFit: 10, 5, 15 -> mean 10, sd 5, t(0.975, 2) = 4.302653
     half = 4.302652730 * 5.0 / math.sqrt(3)
@@ -73,7 +73,7 @@ def test_paired_against_baseline_defaults_to_the_first_policy():
     ids=["jobflow", "window_search", "batch", "cloud"],
 )
 def test_every_kind_gets_tables_and_figures(tmp_path, make, figures):
-    write_report([make()], tmp_path)
+    write_report([make()], tmp_path, explore=False)
     markdown = (tmp_path / "report.md").read_text()
     page = (tmp_path / "report.html").read_text()
     assert "Means with 95% intervals" in markdown and "Paired differences against" in markdown
@@ -85,7 +85,8 @@ def test_every_kind_gets_tables_and_figures(tmp_path, make, figures):
 
 def test_the_report_command_combines_folders_and_writes_both_files(tmp_path):
     result = CliRunner().invoke(
-        main, ["report", str(jobflow_run()), str(cloud_run()), "-o", str(tmp_path / "r")]
+        main,
+        ["report", str(jobflow_run()), str(cloud_run()), "-o", str(tmp_path / "r"), "--no-explore"],
     )
     assert result.exit_code == 0, result.output
     markdown = (tmp_path / "r" / "report.md").read_text()

@@ -19,7 +19,9 @@ def test_a_jobflow_folder_loads_with_runs_jobs_tasks_and_metadata():
     assert results.kind == "jobflow"
     assert results.policies == ["BFstart", "BFfinish", "BFshort", "PAST", "CoP"]
     assert len(results.runs) == 4 * 2 * 5  # replications x queue sizes x policies
-    assert {"job_id", "arrival", "start", "finish", "nodes"} <= set(results.jobs.columns)
+    assert {"job_id", "submit_time", "start_time", "finish_time", "allocated_resources"} <= set(
+        results.jobs.columns
+    )
     assert {"node", "performance", "kind"} <= set(results.tasks.columns)
     assert results.progress.empty
     assert "run" not in results.runs.columns
@@ -92,7 +94,8 @@ def test_the_repr_of_results_is_one_line_of_what_they_hold():
     assert repr(results) == (
         "Results(kind='jobflow', name='coordinated-placement-static', points=2, "
         "policies=['BFstart', 'BFfinish', 'BFshort', 'PAST', 'CoP'], replications=4, "
-        f"tables={{'runs': 40, 'jobs': {len(results.jobs)}, 'tasks': {len(results.tasks)}}})"
+        f"tables={{'runs': 40, 'jobs': {len(results.jobs)}, 'tasks': {len(results.tasks)}, "
+        f"'paired': {len(results.paired)}}})"
     )
     combined = gridsim.load_results(jobflow_run(), arrivals_run())
     assert repr(combined).startswith(

@@ -32,12 +32,13 @@ def test_the_report_pairs_a_job_flow_against_its_baseline_as_the_run_does(tmp_pa
     assert results.policies[0] == "BFstart" and results.baseline == "BFfinish"
     runs = results.runs
     assert (runs.loc[runs["policy"] == "BFfinish", "finish_advantage_pct"] == 0).all()
-    write_report([folder], tmp_path)
+    write_report([folder], tmp_path, explore=False)
     markdown = (tmp_path / "report.md").read_text()
     assert "### Paired differences against BFfinish" in markdown
     assert "mean_finish advantage over BFfinish by queue_size" in markdown
-    assert "Gantt chart: policy BFfinish, " in markdown
-    paired_rows = [line for line in markdown.splitlines() if line.startswith("| 8 | mean_finish")]
+    assert "Gantt chart of BFfinish: " in markdown
+    point = markdown.split("#### queue_size 8\n")[1].split("####")[0]  # one group per point
+    paired_rows = [line for line in point.splitlines() if line.startswith("| mean_finish")]
     assert paired_rows and all(" | BFfinish | " in line for line in paired_rows)
 
 
@@ -54,7 +55,7 @@ def test_a_job_flow_that_names_no_baseline_is_compared_with_its_first_policy(tmp
     runs = results.runs
     assert (runs.loc[runs["policy"] == first, "finish_advantage_pct"] == 0).all()
     assert (runs.loc[runs["policy"] != first, "finish_advantage_pct"] != 0).any()
-    write_report([tmp_path / "out"], tmp_path / "report")
+    write_report([tmp_path / "out"], tmp_path / "report", explore=False)
     assert f"### Paired differences against {first}" in (tmp_path / "report/report.md").read_text()
 
 
@@ -62,7 +63,7 @@ def test_the_paired_table_of_a_run_and_its_report_share_the_baseline(tmp_path):
     folder = cloud_run()  # no baseline field: the first policy
     results = load_results(folder)
     assert set(results.paired["baseline"]) == {results.policies[0]} == {results.baseline}
-    write_report([folder], tmp_path)
+    write_report([folder], tmp_path, explore=False)
     assert f"Paired differences against {results.baseline}" in (tmp_path / "report.md").read_text()
 
 
@@ -73,7 +74,7 @@ def test_a_report_of_a_run_that_finished_nothing_says_so(tmp_path):
         "scenario": "stopped", "kind": "jobflow", "status": "interrupted",
         "error": "interrupted by the user",
     }))  # fmt: skip
-    result = invoke("report", empty, jobflow_run(), "-o", tmp_path / "report")
+    result = invoke("report", empty, jobflow_run(), "-o", tmp_path / "report", "--no-explore")
     assert result.exit_code == 0, result.output
     markdown = (tmp_path / "report" / "report.md").read_text()
     assert (f"`{empty}`: no replication finished (status interrupted: interrupted by the "
@@ -109,14 +110,16 @@ def test_a_report_of_batch_cycles_none_of_which_counts_names_what_was_not_done(t
          "export reads the results of jobflow and swf_replay scenarios, not batch"),
         (["export", "--format", "swf", "--policy", "DyTSS"], cloud_run,
          "export reads the results of jobflow and swf_replay scenarios, not cloud"),
-        (["gantt", "--policy", "easy"], replay_run,
-         "gantt reads the results of jobflow scenarios, not swf_replay"),
+        (["gantt", "--policy", "ALP"], batch_run,
+         "gantt reads the results of jobflow and swf_replay scenarios, not batch"),
         (["gantt", "--policy", "DyTSS"], cloud_run,
-         "gantt reads the results of jobflow scenarios, not cloud"),
+         "gantt reads the results of jobflow and swf_replay scenarios, not cloud"),
+        (["explore", "--policy", "MaxQ"], window_search_run,
+         "explore reads the results of jobflow and swf_replay scenarios, not window_search"),
     ],
 )  # fmt: skip
 def test_a_trace_command_names_the_kinds_it_reads(command, make, message, tmp_path):
-    suffix = ".png" if command[0] == "gantt" else ".out"
+    suffix = {"gantt": ".png", "explore": ".html"}.get(command[0], ".out")
     folder = make()
     before = sorted(p.name for p in folder.rglob("*"))
     result = invoke(command[0], folder, *command[1:], "-o", tmp_path / f"x{suffix}")

@@ -14,6 +14,7 @@ import math
 import pandas as pd
 import pytest
 
+from gridsim.analysis.jobflow_metrics import job_metrics
 from gridsim.analysis.jobflow_stats import (
     RUN_METRICS,
     add_advantage,
@@ -23,8 +24,9 @@ from gridsim.analysis.jobflow_stats import (
 
 NAN = math.nan
 JOB_COLUMNS = [
-    "job_id", "arrival", "first_promised_start", "start", "finish", "runtime", "n", "cost",
-    "delay", "final_state", "retries", "lost_work", "lost_cost", "disturbed",
+    "job_id", "submit_time", "first_reservation", "start_time", "finish_time", "run_time",
+    "processors", "cost", "delay", "final_state", "retries", "lost_work", "lost_cost",
+    "disturbed",
 ]  # fmt: skip
 JOBS = [
     # started 1 earlier than first promised: no start delay
@@ -46,8 +48,9 @@ TASKS = [  # (job_id, node, start, end, kind)
 N_NODES = 4
 
 
-def jobs(rows=JOBS) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=JOB_COLUMNS)
+def jobs(rows=JOBS, threshold: float = 10.0) -> pd.DataFrame:
+    """The jobs table with the per-job metrics, as a job flow writes it."""
+    return job_metrics(pd.DataFrame(rows, columns=JOB_COLUMNS), threshold)
 
 
 def tasks(rows=TASKS) -> pd.DataFrame:
@@ -61,6 +64,7 @@ def test_each_metric_of_a_small_trace_is_the_one_worked_out_by_hand():
         "mean_finish": (12 + 9) / 2,
         "makespan": 12.0,  # first arrival 0, last finish 12
         "mean_wait": (2 + 4) / 2,
+        "mean_response": (12 + 8) / 2,
         "mean_slowdown": (12 / 10 + 8 / 4) / 2,
         "mean_bounded_slowdown": (12 / 10 + 1) / 2,  # job 2: max(1, 8 / max(4, 10))
         "total_cost": 28.0,
@@ -81,7 +85,7 @@ def test_each_metric_of_a_small_trace_is_the_one_worked_out_by_hand():
 
 
 def test_the_bounded_slowdown_threshold_is_the_one_given():
-    metrics = run_metrics(jobs(), tasks(), N_NODES, slowdown_threshold=2.0)
+    metrics = run_metrics(jobs(threshold=2.0), tasks(), N_NODES)
     assert metrics["mean_bounded_slowdown"] == (12 / 10 + 8 / 4) / 2
 
 

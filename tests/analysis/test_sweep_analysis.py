@@ -61,7 +61,7 @@ def test_the_advantage_plot_draws_any_swept_field_with_a_panel_per_other_value(f
 
 
 def test_the_report_groups_by_point_and_draws_an_advantage_over_each_swept_field(folder, tmp_path):
-    path = write_report([folder], tmp_path)
+    path = write_report([folder], tmp_path, explore=False)
     text = path.read_text()
     assert f"| {LOAD} | queue_size | policy | replications |" in text
     assert (tmp_path / "jobflow-advantage.png").exists()

@@ -88,7 +88,7 @@ def test_chosen_alternatives_add_up_to_the_totals_and_respect_the_limits():
         runs, jobs = tables["runs"], tables["jobs"]
         for row in runs[runs["feasible"]].itertuples():
             chosen = jobs[(jobs["policy"] == row.policy) & (jobs["goal"] == row.goal)]
-            assert chosen["time"].sum() == pytest.approx(row.total_time)
+            assert chosen["run_time"].sum() == pytest.approx(row.total_time)
             assert chosen["cost"].sum() == pytest.approx(row.total_cost)
             if row.goal == "time":
                 assert row.total_cost <= row.budget_limit
@@ -108,3 +108,18 @@ def test_the_summary_counts_only_cycles_where_every_job_is_served_by_both():
     assert amp_time["alternatives_per_job_pooled"] == pytest.approx(
         expected["alternatives"].sum() / expected["jobs"].sum()
     )
+
+
+def test_the_paired_table_compares_total_times_goal_by_goal_on_comparable_cycles():
+    import gridsim
+    from gridsim.experiments.batch import comparable_cycles
+
+    results = gridsim.run(SCENARIO, replications=6, jobs=1)
+    paired = results.paired.set_index("goal")
+    assert sorted(paired.index) == ["cost", "time"] and set(paired["metric"]) == {"total_time"}
+    runs = comparable_cycles(results.runs)
+    runs = runs[runs["comparable"] & (runs["goal"] == "time")]
+    by_policy = runs.pivot_table(index="replication", columns="policy", values="total_time")
+    expected = (by_policy["AMP"] - by_policy["ALP"]).mean()
+    assert paired.loc["time", "difference_mean"] == pytest.approx(expected, rel=1e-12)
+    assert paired.loc["time", "pairs"] == len(by_policy.dropna())

@@ -67,7 +67,8 @@ def test_every_window_search_policy_searches_the_same_profile():
 def test_every_jobflow_policy_gets_the_same_jobs_and_local_load():
     _, tables = run(yaml.safe_load(BY_KIND["jobflow"]))
     for (_, _), jobs in tables["jobs"].groupby(["replication", "queue_size"]):
-        instance = {policy: part[["job_id", "arrival", "n", "volume"]].reset_index(drop=True)
+        drawn = ["job_id", "submit_time", "processors", "volume"]
+        instance = {policy: part[drawn].reset_index(drop=True)
                     for policy, part in jobs.groupby("policy")}  # fmt: skip
         first, *others = instance.values()
         for other in others:
@@ -95,7 +96,7 @@ def test_every_batch_policy_gets_the_same_batch_and_slot_list(monkeypatch):
     for alp, amp in zip(searched[::2], searched[1::2], strict=True):
         assert alp == amp
     assert searched[0] != searched[2]
-    batch = ["job", "requested_nodes", "runtime", "min_performance", "price_cap"]
+    batch = ["job_id", "processors", "requested_time", "min_performance", "price_cap"]
     for _, jobs in tables["jobs"].groupby("replication"):
         parts = [part[batch].reset_index(drop=True) for _, part in jobs.groupby(["policy", "goal"])]
         for other in parts[1:]:
@@ -119,7 +120,7 @@ def test_every_cloud_policy_simulates_with_the_same_seeds(monkeypatch):
 
 def test_every_swf_scheduler_replays_the_same_jobs():
     _, tables = run(yaml.safe_load(BY_KIND["swf_replay"]))
-    log = ["job_id", "user_id", "submit_time", "run_time", "estimate", "processors"]
+    log = ["job_id", "user_id", "submit_time", "run_time", "requested_time", "processors"]
     parts = [part[log].reset_index(drop=True) for _, part in tables["jobs"].groupby("scheduler")]
     assert [len(part) for part in parts] == [60 * len(REPLICATIONS)] * 3
     for other in parts[1:]:

@@ -66,8 +66,8 @@ def test_jobflow_replication_r_queue_size_q_is_the_instance_of_key_r_q():
             instance = jobflow.with_arrivals(model, instance, draws)
             for criterion in model.criteria():
                 trace = simulate_flow(instance, criterion, model.priority)
-                expected = pd.DataFrame(trace.job_records())[
-                    ["job_id", "arrival", "start", "nodes"]
+                expected = trace.jobs_table()[
+                    ["job_id", "submit_time", "start_time", "allocated_resources"]
                 ]
                 written = rows(tables["jobs"], replication=r, queue_size=q, policy=criterion.label)
                 pd.testing.assert_frame_equal(written[expected.columns], expected)
@@ -82,8 +82,8 @@ def test_batch_cycle_r_draws_its_slot_list_from_key_r_0_and_its_batch_from_r_1()
             alternatives = find_alternatives(profile, jobs, SEARCHES[policy.name])
             written = rows(tables["jobs"], replication=r, policy=policy.name, goal="time")
             rebuilt = written.assign(
-                requested_nodes=[job.n for job in jobs],
-                runtime=[job.runtime for job in jobs],
+                processors=[job.n for job in jobs],
+                requested_time=[job.runtime for job in jobs],
                 price_cap=[job.price_cap for job in jobs],
                 alternatives=[len(windows) for windows in alternatives],
             )

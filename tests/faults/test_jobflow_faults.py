@@ -61,7 +61,7 @@ def test_every_policy_meets_the_same_faults_while_it_runs():
 def test_fault_levels_leave_the_instance_unchanged():
     calm = tables(scenario(failures=dict(rate=0.0)))
     stormy = tables(scenario(failures=dict(rate=0.01)))
-    columns = ["policy", "job_id", "arrival", "n", "volume"]
+    columns = ["policy", "job_id", "submit_time", "processors", "volume"]
     pd.testing.assert_frame_equal(calm["jobs"][columns], stormy["jobs"][columns])
     local = [t["tasks"].query("kind == 'local_load'").reset_index(drop=True) for t in
              (calm, stormy)]  # fmt: skip

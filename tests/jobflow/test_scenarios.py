@@ -43,7 +43,7 @@ def test_paper_scenarios_load_and_run_a_small_replication(path):
 def test_every_policy_sees_the_same_instance():
     scenario, _ = small(SCENARIOS[0], sizes=(8,))
     jobs = run_replication(scenario, 3, replication_seed(1, 3))["jobs"]
-    per_policy = jobs.groupby("policy")[["n", "volume", "arrival"]].apply(
+    per_policy = jobs.groupby("policy")[["processors", "volume", "submit_time"]].apply(
         lambda part: tuple(map(tuple, part.to_numpy()))
     )
     assert per_policy.nunique() == 1
@@ -56,7 +56,7 @@ def test_arrivals_spread_over_half_the_static_makespan():
     static = static.model_copy(update={"seed": scenario.seed})
     reference = run_replication(static, 0, replication_seed(scenario.seed, 0))["runs"]
     makespan = reference.set_index("policy").loc["BFfinish", "makespan"]
-    arrivals = tables["jobs"]["arrival"]
+    arrivals = tables["jobs"]["submit_time"]
     assert 0 < arrivals.max() <= makespan / 2 and arrivals.nunique() > 1
 
 

@@ -87,7 +87,7 @@ def test_differing_node_classes_run_every_scheduler_on_the_node_level_engine():
     jobs = tables["jobs"]
     assert len(jobs) == 3 * 80
     assert (jobs.start_time >= jobs.submit_time).all()
-    assert (jobs.run_time <= jobs.estimate + 1e-6).all()  # faster nodes never run longer
+    assert (jobs.run_time <= jobs.requested_time + 1e-6).all()  # faster nodes never run longer
     conservative = jobs[jobs.scheduler == "conservative"]
     assert (conservative.start_time <= conservative.first_reservation + 1e-6).all()
     assert jobs[jobs.scheduler != "conservative"].first_reservation.isna().all()
@@ -164,7 +164,7 @@ def test_gridsim_run_replays_the_log_given_by_log(tmp_path):
     assert metadata["scenario_resolved"]["workload"]["path"] == str(KTH_300)
     assert metadata["scenario_text"].startswith("# workload.path set by --log")
     assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
-        "jobs", "metadata.json", "runs", "summary.csv", "users",
+        "jobs", "metadata.json", "paired.parquet", "runs", "summary.csv", "users",
     ]  # fmt: skip
     jobs = load_table(out, "jobs")
     assert jobs.job_id.nunique() == 100

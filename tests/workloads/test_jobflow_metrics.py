@@ -9,7 +9,6 @@ from gridsim.analysis.jobflow_metrics import (
     job_metrics,
     jobflow_summary,
     per_user_summary,
-    trace_jobs,
 )
 from gridsim.workloads.swf import bundled_swf, read_swf
 
@@ -68,8 +67,8 @@ def test_per_user_aggregates_add_up_to_the_overall_utilisation():
 
 
 def test_inconsistent_or_incomplete_tables_are_rejected():
-    with pytest.raises(ValueError, match=r"need columns \['killed'\]"):
-        job_metrics(JOBS.drop(columns="killed"))
+    with pytest.raises(ValueError, match=r"need columns \['processors'\]"):
+        job_metrics(JOBS.drop(columns="processors"))
     with pytest.raises(ValueError, match="job 2: run_time differs from finish_time - start_time"):
         job_metrics(JOBS.assign(run_time=[5.0, 19.0, 1.0]))
     with pytest.raises(ValueError, match="job 3 starts before it is submitted"):
@@ -157,15 +156,16 @@ def test_run_times_are_checked_to_a_millionth_relative_or_absolute_below_one_sec
         job_metrics(half.assign(run_time=[5.0, 20.0, 0.5 - 1.5e-6]))
 
 
-def test_a_trace_maps_to_these_columns_with_its_kills_and_no_users():
-    trace = pd.DataFrame({
-        "job_id": [1, 2, 3, 4], "arrival": [0.0, 1.0, 2.0, 3.0], "start": [0.0, 2.0, None, 4.0],
-        "finish": [5.0, 4.0, None, 9.0], "runtime": [5.0, 2.0, None, 5.0], "n": [2, 1, 3, 1],
+def test_a_jobs_table_with_final_states_counts_only_the_jobs_that_ran():
+    table = pd.DataFrame({
+        "job_id": [1, 2, 3, 4], "user_id": -1, "submit_time": [0.0, 1.0, 2.0, 3.0],
+        "start_time": [0.0, 2.0, None, 4.0], "finish_time": [5.0, 4.0, None, 9.0],
+        "run_time": [5.0, 2.0, None, 5.0], "processors": [2, 1, 3, 1],
         "final_state": ["finished", "killed", "rejected", "finished"],
     })  # fmt: skip
-    jobs = trace_jobs(trace)
-    assert jobs.job_id.tolist() == [1, 2, 4]
-    assert jobs.killed.tolist() == [False, True, False]
-    assert jobs.user_id.tolist() == [0, 0, 0]
-    assert jobflow_summary(jobs, 4).killed_jobs == 1
-    assert trace_jobs(trace.assign(user_id=[5, 6, 7, 8])).user_id.tolist() == [5, 6, 8]
+    metrics = job_metrics(table)
+    assert metrics.wait_time.tolist()[:2] == [0.0, 1.0] and metrics.wait_time[3] == 1.0
+    assert metrics.loc[2, ["wait_time", "response_time", "bounded_slowdown"]].isna().all()
+    summary = jobflow_summary(table, 4)
+    assert (summary.jobs, summary.killed_jobs) == (3, 1)
+    assert summary.mean_wait_time == (0 + 1 + 1) / 3
