@@ -51,7 +51,8 @@ from gridsim.model import Request, Slot, Window
 from gridsim.profile import SlotTable
 from gridsim.selection.earliest import first_steps
 from gridsim.selection.members import MemberSets
-from gridsim.selection.steps import CheapestRows, _Choice, _steps
+from gridsim.selection.steps import CheapestRows, _steps
+from gridsim.selection.ties import Choice, Contenders, with_slack
 
 if TYPE_CHECKING:
     from gridsim.selection.criteria import Criterion
@@ -109,23 +110,16 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
     visits = VisitingOrder(slots, sigmas, runtime, request, criterion)
     if not visits.lazy:
         visits.extend(len(sigmas))
+    contenders = Contenders()
 
-    def reach(best: _Choice | None, begin: int, end: int) -> int:
-        """The first position in ``[begin, end)`` whose sigma cannot beat ``best`` (else
-        ``end``): sigmas are sorted by the same key as the bounds, so the search ends there."""
-        visits.settle(end, best)
-        sigmas, bounds = visits.sigmas, visits.bounds
-        end = min(end, len(sigmas))
-        if best is None:
-            return end
-        hopeful = _beats(
-            best.key,
-            bounds[begin:end],
-            criterion.secondary_bound,
-            slots.performance[sigmas[begin:end]],
-            slots.start[sigmas[begin:end]],
-        )
-        return end if hopeful.all() else begin + int(np.argmin(hopeful))
+    def reach(begin: int, end: int) -> int:
+        """The first position in ``[begin, end)`` whose sigma cannot reach the tie floor of
+        the best window found (else ``end``): sigmas are sorted by bound, so the search ends
+        there."""
+        visits.settle(end, contenders)
+        end = min(end, len(visits.sigmas))
+        below = with_slack(visits.bounds[begin:end]) < contenders.floor
+        return begin + int(np.argmax(below)) if below.any() else end
 
     first_step = first_steps(
         slots, visits.sigmas if not visits.lazy else sigmas, runtime, request.n
@@ -137,28 +131,42 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
             slots, sigmas, runtime, request, criterion.row_values, first_step, criterion.step_bounds
         )
 
-        def choose(chunk: slice, best: _Choice | None) -> _Choice | None:
-            floor = None if best is None else best.key[0]
-            return ahead.best(chunk, lambda begin, end: reach(best, begin, end), floor)
+        def choose(chunk: slice) -> None:
+            ahead.offer(chunk, reach, contenders)
     else:
 
-        def choose(chunk: slice, best: _Choice | None) -> _Choice | None:
-            steps = _steps(slots, visits.sigmas[chunk], runtime, request, first_step)
-            return None if steps is None else criterion.choose(steps, request.n - 1, best)
+        def choose(chunk: slice) -> None:
+            chosen = visits.sigmas[chunk]
+            # Sigmas whose every window a window found is sure to outrank are not evaluated.
+            ceiling = float(with_slack(visits.bounds[chunk.start]))
+            outranked = contenders.outranked(
+                ceiling,
+                criterion.secondary_bound,
+                slots.performance[chosen],
+                slots.start[chosen],
+                # A sigma's steps: its own slot or later, after n slots are listed.
+                np.maximum(np.maximum(first_step[chosen], chosen), request.n - 1),
+                chosen,
+            )
+            if outranked.any():
+                contenders.skip(ceiling)
+                chosen = chosen[~outranked]
+            steps = _steps(slots, chosen, runtime, request, first_step)
+            if steps is not None:
+                criterion.choose(steps, request.n - 1, contenders)
 
-    best: _Choice | None = None
     position, batch = 0, 1
-    while visits.settle(position + 1, best) > position:
-        stop = reach(best, position, position + batch)
+    while visits.settle(position + 1, contenders) > position:
+        stop = reach(position, position + batch)
         if stop == position:
             break
-        choice = choose(slice(position, stop), best)
-        if choice is not None and (best is None or choice.key > best.key):
-            best = choice
+        contenders.ceiling = visits.ceiling(stop)
+        choose(slice(position, stop))
         position = stop
         # Doubling batches: few NumPy calls when many sigmas are needed, little waste when
         # the first one settles the search.
         batch = min(2 * batch, criterion.batch_limit)
+    best = contenders.best()
     return None if best is None else _build_window(slots, best, request)
 
 
@@ -197,18 +205,26 @@ class VisitingOrder:
         self.sigmas, self.bounds = self._known, self._known_bounds
         self._block = self.FIRST_BLOCK
 
-    def settle(self, end: int, best: _Choice | None) -> int:
+    def settle(self, end: int, contenders: Contenders | None) -> int:
         """Compute bounds until the first ``end`` sigmas of the order are known, or the
-        sigmas not yet computed cannot beat ``best``; the number of sigmas known."""
+        sigmas not yet computed cannot reach the tie floor of the best window found; the
+        number of sigmas known."""
         while len(self._pending) and self.lazy:
             top = self._ceilings[0]
             if end <= len(self.sigmas) and self.bounds[end - 1] > top:
                 break
-            if best is not None and top < best.key[0]:
-                break  # below the best window's value: not visited, whatever the tie-breaks
+            if contenders is not None and top < contenders.floor:
+                break  # below the tie floor: not visited, whatever the ranks
             self.extend(self._block)
             self._block *= 2
         return len(self.sigmas)
+
+    def ceiling(self, position: int) -> float:
+        """An upper bound of the value of every window whose slowest slot is visited at
+        ``position`` or later (``-inf`` if none is)."""
+        known = float(with_slack(self.bounds[position])) if position < len(self.sigmas) else -np.inf
+        pending = self._ceilings[0] if self.lazy and len(self._pending) else -np.inf
+        return max(known, float(pending))
 
     def extend(self, count: int) -> None:
         """Compute the bounds of the next ``count`` sigmas and merge them into the order."""
@@ -313,22 +329,7 @@ class Joinable:
         return row, col, affordable
 
 
-def _beats(key, bounds, secondary_bound, performance, start) -> np.ndarray:
-    """Which bound keys ``(bound, secondary_bound, performance, -start)`` exceed ``key``."""
-    value, secondary, perf, negative_start = key
-    return (bounds > value) | (
-        (bounds == value)
-        & (
-            (secondary_bound > secondary)
-            | (
-                (secondary_bound == secondary)
-                & ((performance > perf) | ((performance == perf) & (-start > negative_start)))
-            )
-        )
-    )
-
-
-def _build_window(slots: Candidates, choice: _Choice, request: Request) -> Window:
+def _build_window(slots: Candidates, choice: Choice, request: Request) -> Window:
     chosen = sorted((choice.sigma, *choice.others), key=lambda i: int(slots.node[i]))
     cost_sigma = choice.runtime * slots.price[choice.sigma]
     cost = float(cost_sigma + sum(choice.runtime * slots.price[i] for i in choice.others))
@@ -341,5 +342,5 @@ def _build_window(slots: Candidates, choice: _Choice, request: Request) -> Windo
             for i in chosen
         ),
         cost=cost,
-        criterion_value=choice.key[0],
+        criterion_value=choice.value,
     )

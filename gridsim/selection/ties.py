@@ -1,0 +1,192 @@
+"""The tie rule of the window search: which window wins among windows of equal value.
+
+A window's value is a float sum of per-slot values, and two windows of the same value in exact
+arithmetic may differ in the last bits of their sums. So that no choice depends on those bits
+(nor on the order in which NumPy partitions or sums, which depends on the processor's SIMD
+kernels), windows are compared with a tolerance and ties go the way the paper's scan meets
+windows [TY18, Sec. 3.2], earliest found first (docs/model.md, "Ties"):
+
+1. ``V*``, the largest value of any window, sets the tie set: the windows whose value is at
+   least :func:`tie_floor` of ``V*`` (within :data:`TIE_TOLERANCE` of it).
+2. Among them, the window of the largest rank :attr:`Choice.rank`: the larger secondary value
+   (MinStart: the cheaper), then the faster slowest node, the earlier start, the earlier step
+   slot (the scan's candidate list grows with each step; a later step wins only by value),
+   then the slowest slot listed first (by start, then node).
+
+The rule is a function of the set of windows, not of the order they are found in, so the
+search may visit them in any order. It keeps :class:`Contenders`: every window found that the
+rule may still choose, which is rarely more than one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Two window values closer than this, relative to their size (and absolutely below 1), are
+#: equal. Rounding moves a sum of ``n`` values of one sign by at most ``(n + 2)`` units of
+#: 1.1e-16 relative (each value's own rounding, then the additions), 1e-13 for 900 slots; the
+#: smallest differences the criteria are built to see are far larger: CoP's rule constants
+#: (0.05 at least) on finish times summed over a whole-log replay (below 2e10 on the bundled
+#: logs) are 2.5e-12 of the value. Reasoning in docs/model.md, "Ties".
+TIE_TOLERANCE = 1e-12
+
+#: How far a bound summed in another order may fall below the value it bounds, relative to
+#: its size: twice the rounding of a sum of up to 900 values (above, once for each sum). Below
+#: the tie tolerance, so that a window whose bound only equals the best found is still ruled
+#: out by rank.
+BOUND_SLACK = TIE_TOLERANCE / 5
+
+
+def tie_floor(value: float) -> float:
+    """The smallest value tied with ``value``."""
+    if not math.isfinite(value):
+        return value
+    return value - TIE_TOLERANCE * (abs(value) + 1.0)
+
+
+def with_slack(bound):
+    """``bound`` raised by :data:`BOUND_SLACK`: above every value it bounds, whatever the order
+    of their sums (infinite bounds stay)."""
+    bound = np.asarray(bound, dtype=float)
+    with np.errstate(invalid="ignore"):
+        raised = bound + BOUND_SLACK * (np.abs(bound) + 1.0)
+    return np.where(np.isfinite(bound), raised, bound)
+
+
+def first_tied(values: np.ndarray) -> int:
+    """The first index among the values tied with the largest (the rule on a list in scan
+    order, such as MultipleBest's alternatives)."""
+    return int(np.argmax(values >= tie_floor(float(np.max(values)))))
+
+
+def ordered_sum(values: np.ndarray) -> np.ndarray:
+    """Row sums added left to right, one column at a time: the same bits on every machine and
+    NumPy version (``np.sum`` adds in blocks whose layout is NumPy's to change)."""
+    values = np.asarray(values, dtype=float)
+    if values.shape[-1] == 0:
+        return np.zeros(values.shape[:-1])
+    return np.add.accumulate(values, axis=-1)[..., -1]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A window found by the search: enough to rank it and to build it at the end.
+
+    ``step`` is the slot whose start is the window's start, ``sigma`` its slowest slot and
+    ``others`` the other slots (indices into the search's candidate slots).
+    """
+
+    value: float
+    secondary: float
+    performance: float  # of the slowest slot: the paper's group
+    start: float
+    step: int
+    sigma: int
+    runtime: float
+    others: tuple[int, ...]
+
+    @property
+    def rank(self) -> tuple[float, float, float, int, int]:
+        """The order among tied windows, largest first (rule 2 of the module docstring)."""
+        return (self.secondary, self.performance, -self.start, -self.step, -self.sigma)
+
+
+class Contenders:
+    """The windows found so far that the tie rule may still choose, and what they rule out.
+
+    A window ``w`` is never chosen if another ``c`` has a value at least as large and a larger
+    rank (whenever ``w`` is tied with the best, so is ``c``); such windows are dropped, and so
+    are those below the tie floor of the best value found. What is left is rarely more than
+    one window.
+
+    ``ceiling``, set by the search, bounds the value of every window it has not offered yet
+    (nor skipped); with :attr:`skipped` it tells which contenders are sure to stay in the tie
+    set, which lets :meth:`outranked` rule out windows by rank before they are evaluated.
+    """
+
+    def __init__(self) -> None:
+        self.choices: list[Choice] = []
+        self.top = -math.inf  # the best value offered
+        self.ceiling = math.inf  # bound of the values not offered yet (set by the search)
+        self.skipped = -math.inf  # bound of the values of windows skipped by rank
+
+    @property
+    def floor(self) -> float:
+        """Windows below this value can no longer be chosen."""
+        return tie_floor(self.top)
+
+    def best(self) -> Choice | None:
+        """The window the rule chooses among those offered."""
+        return max(self.choices, key=lambda c: c.rank, default=None)
+
+    def offer(self, choice: Choice) -> None:
+        """Keep ``choice`` if the rule may still choose it."""
+        value = choice.value
+        if value > self.top:
+            self.top = value
+            floor = self.floor
+            self.choices = [c for c in self.choices if c.value >= floor]
+        elif value < self.floor:
+            return
+        rank = choice.rank
+        if any(c.value >= value and c.rank >= rank for c in self.choices):
+            return
+        self.choices = [c for c in self.choices if not (value >= c.value and rank > c.rank)]
+        self.choices.append(choice)
+
+    def offer_rows(self, value, secondary, performance, start, step, sigma, build) -> None:
+        """Offer the rows of a batch (arrays), ``build(row)`` making a row's :class:`Choice`:
+        only the rows of the batch that no other row of it rules out are built."""
+        if len(value) == 0:
+            return
+        largest = float(np.max(value))
+        floor = max(self.floor, tie_floor(largest))
+        rows = np.flatnonzero(value >= floor)
+        if len(rows) > 1:
+            # Best rank first; a row is kept if it has more value than every row before it.
+            rows = rows[
+                np.lexsort((sigma[rows], step[rows], start[rows], -performance[rows],
+                            -secondary[rows]))
+            ]  # fmt: skip
+            ahead = np.maximum.accumulate(np.concatenate(([-np.inf], value[rows][:-1])))
+            rows = rows[value[rows] > ahead]
+        for row in rows.tolist():
+            self.offer(build(row))
+
+    def outranked(self, ceiling, secondary, performance, start, step, sigma) -> np.ndarray:
+        """Which windows of rank at most ``(secondary, performance, -start, -step, -sigma)``
+        (arrays) cannot be chosen: a contender sure to stay tied outranks them. The values of
+        those windows, and of every window not offered yet, are at most ``ceiling``."""
+        shape = np.broadcast_shapes(np.shape(performance), np.shape(start), np.shape(sigma))
+        out = np.zeros(shape, dtype=bool)
+        sure = self._sure(ceiling)
+        for c in self.choices:
+            if c.value >= sure:
+                out |= _outranks(c, secondary, performance, start, step, sigma)
+        return out
+
+    def outranks(self, ceiling: float, rank: tuple[float, float, float, int, int]) -> bool:
+        """:meth:`outranked` for one window of rank at most ``rank``, in plain Python."""
+        sure = self._sure(ceiling)
+        return any(c.value >= sure and c.rank > rank for c in self.choices)
+
+    def _sure(self, ceiling: float) -> float:
+        """Contenders worth this much stay tied with the best whatever is found later: no
+        window is worth more than the values offered, skipped or not offered yet."""
+        return tie_floor(max(self.top, self.skipped, self.ceiling, float(ceiling)))
+
+    def skip(self, ceiling: float) -> None:
+        """Note that windows worth at most ``ceiling`` were skipped by rank."""
+        self.skipped = max(self.skipped, ceiling)
+
+
+def _outranks(c: Choice, secondary, performance, start, step, sigma) -> np.ndarray:
+    """Whether ``c.rank`` is above the ranks ``(secondary, performance, -start, -step,
+    -sigma)`` (arrays), lexicographically."""
+    later = (c.step < step) | ((c.step == step) & (c.sigma < sigma))
+    later = (c.start < start) | ((c.start == start) & later)
+    later = (c.performance > performance) | ((c.performance == performance) & later)
+    return (c.secondary > secondary) | ((c.secondary == secondary) & later)
