@@ -4,7 +4,7 @@ against brute force over every row and every subset of its members.
 A row is a step (sigma, start); its window is sigma and ``count`` of the row's members within
 the row's budget, worth sigma's value plus theirs. The window chosen is the tie rule's
 (gridsim.selection.ties): among the windows tied in value with the best, the largest rank
-(the faster slowest node, the earlier start, the earlier step, the lower sigma). Given an
+(the faster slowest node, the earlier start, the lower sigma, the earlier step). Given an
 incumbent (a window found before), the allocation's windows must still lead to the same
 choice over all of them.
 
@@ -24,7 +24,6 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 from reference_window_search import by_tie_rule
-from search_steps import best_offered
 
 from gridsim.selection.exact import choose_optimal
 from gridsim.selection.steps import _Step
@@ -56,8 +55,8 @@ def brute_force(step: _Step, count: int, values, sigma_values):
             if step.cost[row, list(subset)].sum() > step.budget_left[row]:
                 continue
             value = sigma_values[row] + values[row, list(subset)].sum()
-            rank = (0.0, performance[step.sigma[row]], -step.start[row], -int(step.step[row]),
-                    -int(step.sigma[row]))  # fmt: skip
+            rank = (0.0, performance[step.sigma[row]], -step.start[row], -int(step.sigma[row]),
+                    -int(step.step[row]))  # fmt: skip
             windows.append(SimpleNamespace(value=value, rank=rank))
     return windows
 
@@ -66,12 +65,13 @@ def check(step: _Step, count: int, values, sigma_values, incumbent=None) -> Choi
     """choose_optimal with brute force leads to the tie rule's choice over every window of the
     step (and the incumbent); that window is affordable and worth its value."""
     contenders = Contenders()
-    contenders.ceiling = -np.inf  # no window outside the step and the incumbent
     if incumbent is not None:
         contenders.offer(incumbent)
-    choice = best_offered(
-        lambda c: choose_optimal(step, count, values, sigma_values, c), contenders
-    )
+    choose_optimal(step, count, values, sigma_values, contenders)
+    if len(contenders.unsettled()):  # rows skipped by rank too early: evaluated in full
+        contenders.skipping = False
+        choose_optimal(step, count, values, sigma_values, contenders)
+    choice = contenders.best()
     windows = brute_force(step, count, values, sigma_values)
     expected = by_tie_rule(windows + ([] if incumbent is None else [incumbent]))
     if expected is None:

@@ -62,8 +62,8 @@ def reference_in_slot_order(step, count, value, equal_starts="node", ties="faste
             continue
         perf = float(slots.performance[step.sigma[row]])
         secondary = -perf if ties == "slowest" else 0.0
-        rank = (secondary, perf, -float(step.start[row]), -int(step.step[row]),
-                -int(step.sigma[row]))  # fmt: skip
+        rank = (secondary, perf, -float(step.start[row]), -int(step.sigma[row]),
+                -int(step.step[row]))  # fmt: skip
         rows.append(
             SimpleNamespace(
                 value=float(scores[row]),

@@ -40,7 +40,7 @@ from gridsim.selection.block_bounds import step_bounds
 from gridsim.selection.exact import choose_optimal
 from gridsim.selection.guard import GuardedCriterion
 from gridsim.selection.steps import choose_cheapest
-from gridsim.selection.ties import first_tied, ordered_sum, tie_floor
+from gridsim.selection.ties import first_tied, tie_floor, window_value
 from gridsim.selection.window_search import Candidates, find_window
 
 CRITERIA: dict[str, type[Criterion]] = {}
@@ -509,7 +509,7 @@ class SlotCriterion(Criterion):
         value); the members and sigma in one ``slot_values`` call.
 
         Per row the same numbers as evaluating every row: ``z`` is elementwise, and each
-        row's member values are summed in a row of the same layout, then added to sigma's.
+        row's value is :func:`~gridsim.selection.ties.window_value` of its own row.
         """
         rows = np.flatnonzero(total <= step.budget_left)  # inf (too few members) never is
         count = picks.shape[1]
@@ -522,7 +522,7 @@ class SlotCriterion(Criterion):
         values = np.zeros((len(rows), count))
         values.ravel()[member] = z[: len(member)]
         score = np.full(len(total), -np.inf)
-        score[rows] = z[len(member) :] + ordered_sum(values)
+        score[rows] = window_value(z[len(member) :], values)
         return score, None
 
     def score(self, window, nodes):
@@ -534,7 +534,7 @@ class SlotCriterion(Criterion):
         z = self.slot_values(
             slot_start, slot_end, q, cost, window.start, window.runtime, performance=performance
         )
-        return float(ordered_sum(np.broadcast_to(z, slot_start.shape)))
+        return float(window_value(0.0, np.broadcast_to(z, slot_start.shape)))
 
 
 def _q_values(slot_start, slot_end, q, cost, start, runtime):

@@ -14,7 +14,7 @@ import numpy as np
 
 from gridsim.selection.steps import _NEG, _Step
 from gridsim.selection.subset import best_subset
-from gridsim.selection.ties import Contenders, ordered_sum, with_slack
+from gridsim.selection.ties import Contenders, ordered_sum, window_value, with_slack
 
 #: Rows whose Lagrangian bound is computed together (amortises NumPy call overhead).
 _LAGRANGE_BLOCK = 32
@@ -47,68 +47,79 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, contenders: Co
     ``values`` is a (rows, cols) array of the columns' ``z`` at each step and
     ``sigma_values`` the (rows,) ``z`` of sigma itself. A row's window is sigma and the
     ``count`` members of the largest sum of ``z`` within the budget (ties: the cheaper
-    members), worth sigma's ``z`` plus that sum added in column order (:func:`ordered_sum`,
-    as the subset programme adds). Rows are visited by their budget-free bound; a row whose
-    best ``count`` columns fit the budget is solved by them; otherwise its Lagrangian bound
-    (:func:`lagrangian_bounds`) is tried before the subset programme, which itself prunes
-    against the tie floor of the best window found.
+    members), worth :func:`~gridsim.selection.ties.window_value`. Rows are visited by their
+    budget-free bound; a row whose best ``count`` columns fit the budget is solved by them;
+    otherwise its Lagrangian bound (:func:`lagrangian_bounds`) is tried before the subset
+    programme, which itself prunes against the tie floor of the best window found.
     """
     rows = len(step.start)
     masked = np.where(step.member, values, _NEG)
-    row_index = np.arange(rows)[:, None]  # plain indexing: take_along_axis costs more here
+    budgeted = bool(np.isfinite(step.budget_left).any())
+    top = None  # the best columns of every row, where a budget needs their cost
     if count:
-        top = top_columns(masked, count)
-        # Without a budget the best columns always fit: their cost is not needed.
-        top_cost = np.zeros(rows)
-        if np.isfinite(step.budget_left).any():
-            top_cost = ordered_sum(step.cost[row_index, top])
-        top_value = sigma_values + ordered_sum(masked[row_index, top])  # -inf: too few members
+        # The row's best value: its ``count`` largest member values, whichever columns hold
+        # them (-inf where a row has fewer members).
+        largest = -np.partition(-masked, count - 1, axis=1)[:, :count]
+        top_value = window_value(sigma_values, largest)
+        top_cost = np.zeros(rows)  # without a budget the best columns always fit
+        if budgeted:
+            top = top_columns(masked, count)
+            top_cost = ordered_sum(step.cost[np.arange(rows)[:, None], top])
     else:
         top = np.empty((rows, 0), dtype=np.int64)
         top_value = sigma_values.copy()
         top_cost = np.zeros(rows)
+
+    def best_columns(row: int) -> np.ndarray:
+        return top[row] if top is not None else top_columns(masked[row : row + 1], count)[0]
+
     # A row's value is at most that of its best columns (and exactly that if they fit).
     bound = np.where(step.budget_left >= 0, top_value, _NEG)
-    if rows and count and not np.isfinite(step.budget_left).any() and np.isfinite(bound).all():
-        step.offer(contenders, np.arange(rows), bound, np.zeros(rows), step.columns[top])
+    if rows and count and not budgeted and np.isfinite(bound).all():
+        contenders.offer_rows(
+            bound, np.zeros(rows), step.slots.performance[step.sigma], step.start, step.step,
+            step.sigma, lambda r: step.choice(r, bound[r], 0.0, step.columns[best_columns(r)]),
+        )  # fmt: skip
         return
     order = np.lexsort((np.arange(rows), -bound))
     relaxed = np.full(rows, np.nan)  # Lagrangian bounds, computed a block of rows at a time
     # The loop reads Python floats: many rows often tie with the best (symmetric nodes) and
     # are tested one by one, so NumPy's cost per scalar access would dominate.
     top_fits = (top_cost <= step.budget_left).tolist()
-    bounds, top_values = bound.tolist(), top_value.tolist()
+    bounds = bound.tolist()
     performance = step.slots.performance[step.sigma].tolist()
     starts, step_slots, sigmas = step.start.tolist(), step.step.tolist(), step.sigma.tolist()
     ceilings = with_slack(bound).tolist()
     for position, row in enumerate(order.tolist()):
-        row_bound = bounds[row]
-        if not math.isfinite(row_bound) or ceilings[row] < contenders.floor:
+        if not math.isfinite(bounds[row]) or ceilings[row] < contenders.floor:
             break  # rows are in bound order: none of the rest can be tied with the best
-        rank = (0.0, performance[row], -starts[row], -step_slots[row], -sigmas[row])
+        rank = (0.0, performance[row], -starts[row], -sigmas[row], -step_slots[row])
         if contenders.outranks(ceilings[row], rank):
-            contenders.skip(ceilings[row])
-            continue  # a window tied with the best for sure outranks every window of the row
+            # A window tied with anything the row can give outranks it.
+            contenders.skip(ceilings[row], lambda row=row: (
+                ceilings[row], 0.0, performance[row], starts[row], sigmas[row], step_slots[row]
+            ))  # fmt: skip
+            continue
         if top_fits[row]:
-            picks, value = top[row], top_values[row]
-        else:
-            members = np.flatnonzero(step.member[row])
-            row_values, row_costs = values[row, members], step.cost[row, members]
-            floor = contenders.floor
-            if math.isfinite(floor):
-                floor -= float(sigma_values[row]) + _margin(floor)
-                if np.isnan(relaxed[row]):
-                    block = order[position : position + _LAGRANGE_BLOCK]
-                    relaxed[block] = lagrangian_bounds(
-                        masked[block], step.cost[block], count, step.budget_left[block]
-                    )
-                if relaxed[row] <= floor:
-                    continue
-            chosen = best_subset(row_values, row_costs, count, step.budget_left[row], floor)
-            if chosen is None:
+            contenders.offer(step.choice(row, bounds[row], 0.0, step.columns[best_columns(row)]))
+            continue
+        members = np.flatnonzero(step.member[row])
+        row_values, row_costs = values[row, members], step.cost[row, members]
+        floor = contenders.floor
+        if math.isfinite(floor):
+            floor -= float(sigma_values[row]) + _margin(floor)
+            if np.isnan(relaxed[row]):
+                block = order[position : position + _LAGRANGE_BLOCK]
+                relaxed[block] = lagrangian_bounds(
+                    masked[block], step.cost[block], count, step.budget_left[block]
+                )
+            if relaxed[row] <= floor:
                 continue
-            picks = members[list(chosen)]
-            value = float(sigma_values[row] + ordered_sum(values[row, picks]))
+        chosen = best_subset(row_values, row_costs, count, step.budget_left[row], floor)
+        if chosen is None:
+            continue
+        picks = members[list(chosen)]
+        value = float(window_value(sigma_values[row], values[row, picks]))
         contenders.offer(step.choice(row, value, 0.0, step.columns[picks]))
 
 

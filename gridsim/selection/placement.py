@@ -68,7 +68,7 @@ def choose_in_slot_order(
     take_row, take_col = np.nonzero(member & (rank <= count))
     first[take_row, rank[take_row, take_col] - 1] = in_order[take_col]
     complete = (first >= 0).all(axis=1)
-    first_cost = ordered_sum(np.take_along_axis(step.cost, np.maximum(first, 0), axis=1))
+    first_cost = ordered_sum(np.sort(np.take_along_axis(step.cost, np.maximum(first, 0), axis=1)))
     first_cost = np.where(complete, first_cost, np.inf)
     cheap, _cheap_cost, cheap_ok = step.cheapest(count)
     use_first = complete & (first_cost <= step.budget_left)

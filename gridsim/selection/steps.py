@@ -349,10 +349,11 @@ class CheapestRows:
     long search (the Lite criteria visit most sigmas) then costs a few NumPy passes instead
     of one per chunk, and a short one evaluates what it visits.
 
-    With ``row_bounds``, the rows whose bound is below the tie floor of the best window found
-    before the batch are left out: their values are below it, so the tie rule cannot choose
-    them (:mod:`~gridsim.selection.ties`), and the search chooses the same window as when
-    evaluating every row.
+    ``kept(begin, end)`` says which of ``sigmas[begin:end]`` to evaluate (the others get no
+    rows: the search skips them). With ``row_bounds``, the rows whose bound is below the tie
+    floor of the best window found before the batch are left out: their values are below it,
+    so the tie rule cannot choose them (:mod:`~gridsim.selection.ties`), and the search
+    chooses the same window as when evaluating every row.
     """
 
     def __init__(
@@ -364,10 +365,11 @@ class CheapestRows:
         row_values: RowValues,
         first_step: np.ndarray | None = None,
         row_bounds: RowBounds | None = None,
+        kept: Callable[[int, int], np.ndarray] | None = None,
     ) -> None:
         self.slots, self.sigmas, self.runtime = slots, sigmas, runtime
         self.request, self.row_values, self.row_bounds = request, row_values, row_bounds
-        self.first_step = first_step
+        self.first_step, self.kept = first_step, kept
         self.first_row = np.zeros(1, dtype=np.int64)  # per visited sigma, then the end
         self.rows: dict[str, np.ndarray] = {}
 
@@ -407,7 +409,8 @@ class CheapestRows:
         leaving out those whose bound is below ``floor``."""
         end = min(end, len(self.sigmas))
         sigmas = self.sigmas[begin:end]
-        step = _steps(self.slots, sigmas, self.runtime, self.request, self.first_step)
+        evaluated = sigmas if self.kept is None else sigmas[self.kept(begin, end)]
+        step = _steps(self.slots, evaluated, self.runtime, self.request, self.first_step)
         count = self.request.n - 1
         if step is not None and floor > -np.inf and self.row_bounds is not None and count:
             criterion = type(getattr(self.row_bounds, "__self__", self.row_bounds))

@@ -9,9 +9,10 @@ windows [TY18, Sec. 3.2], earliest found first (docs/model.md, "Ties"):
 1. ``V*``, the largest value of any window, sets the tie set: the windows whose value is at
    least :func:`tie_floor` of ``V*`` (within :data:`TIE_TOLERANCE` of it).
 2. Among them, the window of the largest rank :attr:`Choice.rank`: the larger secondary value
-   (MinStart: the cheaper), then the faster slowest node, the earlier start, the earlier step
-   slot (the scan's candidate list grows with each step; a later step wins only by value),
-   then the slowest slot listed first (by start, then node).
+   (MinStart: the cheaper), then the faster slowest node, the earlier start, then the slowest
+   slot listed first (by start, then node), then the earlier step slot (among slots that
+   start together; the scan's candidate list grows with each step, and a later step wins
+   only by value).
 
 The rule is a function of the set of windows, not of the order they are found in, so the
 search may visit them in any order. It keeps :class:`Contenders`: every window found that the
@@ -21,6 +22,7 @@ rule may still choose, which is rarely more than one.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,6 +73,13 @@ def ordered_sum(values: np.ndarray) -> np.ndarray:
     return np.add.accumulate(values, axis=-1)[..., -1]
 
 
+def window_value(sigma_value, member_values) -> np.ndarray:
+    """The value of windows (rows) from the value of their slowest slot and of their other
+    slots: the members' values sorted, added left to right, then the slowest slot's. The
+    same set of values always gives the same bits, whichever slots hold them."""
+    return sigma_value + ordered_sum(np.sort(member_values, axis=-1))
+
+
 @dataclass(frozen=True)
 class Choice:
     """A window found by the search: enough to rank it and to build it at the end.
@@ -91,7 +100,7 @@ class Choice:
     @property
     def rank(self) -> tuple[float, float, float, int, int]:
         """The order among tied windows, largest first (rule 2 of the module docstring)."""
-        return (self.secondary, self.performance, -self.start, -self.step, -self.sigma)
+        return (self.secondary, self.performance, -self.start, -self.sigma, -self.step)
 
 
 class Contenders:
@@ -102,16 +111,20 @@ class Contenders:
     are those below the tie floor of the best value found. What is left is rarely more than
     one window.
 
-    ``ceiling``, set by the search, bounds the value of every window it has not offered yet
-    (nor skipped); with :attr:`skipped` it tells which contenders are sure to stay in the tie
-    set, which lets :meth:`outranked` rule out windows by rank before they are evaluated.
+    The search may also skip windows before evaluating them (:meth:`outranked`): those whose
+    rank a contender exceeds while it is tied with anything they can be worth. That holds
+    only as long as no better window turns up later, so each skip is recorded, and
+    :meth:`unsettled` names, at the end, the slowest slots of those skipped windows that the
+    best value found since no longer covers; the search then evaluates them in full.
     """
 
     def __init__(self) -> None:
         self.choices: list[Choice] = []
         self.top = -math.inf  # the best value offered
-        self.ceiling = math.inf  # bound of the values not offered yet (set by the search)
-        self.skipped = -math.inf  # bound of the values of windows skipped by rank
+        self.skipping = True  # whether outranked() may rule windows out
+        self._skipped: list[Callable[[], tuple]] = []  # each gives (ceiling, *rank) arrays
+        self._lowest_cover = math.inf  # no contender that outranked a skip is worth less
+        self._highest_skipped = -math.inf  # no window skipped is worth more
 
     @property
     def floor(self) -> float:
@@ -132,7 +145,7 @@ class Contenders:
         elif value < self.floor:
             return
         rank = choice.rank
-        if any(c.value >= value and c.rank >= rank for c in self.choices):
+        if self._ruled_out(value, rank):
             return
         self.choices = [c for c in self.choices if not (value >= c.value and rank > c.rank)]
         self.choices.append(choice)
@@ -142,51 +155,85 @@ class Contenders:
         only the rows of the batch that no other row of it rules out are built."""
         if len(value) == 0:
             return
-        largest = float(np.max(value))
-        floor = max(self.floor, tie_floor(largest))
+        floor = max(self.floor, tie_floor(float(value.max())))
         rows = np.flatnonzero(value >= floor)
         if len(rows) > 1:
             # Best rank first; a row is kept if it has more value than every row before it.
             rows = rows[
-                np.lexsort((sigma[rows], step[rows], start[rows], -performance[rows],
+                np.lexsort((step[rows], sigma[rows], start[rows], -performance[rows],
                             -secondary[rows]))
             ]  # fmt: skip
             ahead = np.maximum.accumulate(np.concatenate(([-np.inf], value[rows][:-1])))
             rows = rows[value[rows] > ahead]
         for row in rows.tolist():
-            self.offer(build(row))
+            rank = (float(secondary[row]), float(performance[row]), -float(start[row]),
+                    -int(sigma[row]), -int(step[row]))  # fmt: skip
+            if not self._ruled_out(float(value[row]), rank):
+                self.offer(build(row))
 
-    def outranked(self, ceiling, secondary, performance, start, step, sigma) -> np.ndarray:
-        """Which windows of rank at most ``(secondary, performance, -start, -step, -sigma)``
-        (arrays) cannot be chosen: a contender sure to stay tied outranks them. The values of
-        those windows, and of every window not offered yet, are at most ``ceiling``."""
-        shape = np.broadcast_shapes(np.shape(performance), np.shape(start), np.shape(sigma))
-        out = np.zeros(shape, dtype=bool)
-        sure = self._sure(ceiling)
+    def _ruled_out(self, value: float, rank: tuple) -> bool:
+        """Whether a window of this value and rank would not be kept (before building it)."""
+        return value < self.floor or any(c.value >= value and c.rank >= rank for c in self.choices)
+
+    def outranked(self, ceiling, secondary, performance, start, sigma, step) -> np.ndarray:
+        """Which windows (arrays: each of rank at most ``(secondary, performance, -start,
+        -sigma, -step)`` and value at most ``ceiling``) a contender outranks while tied with
+        them: the search may skip them (recording it with :meth:`skip`; :meth:`unsettled`
+        checks the skips exactly, this test need not be)."""
+        out = np.zeros(np.shape(ceiling), dtype=bool)
+        if not self.skipping:
+            return out
         for c in self.choices:
-            if c.value >= sure:
-                out |= _outranks(c, secondary, performance, start, step, sigma)
+            reach = c.value + TIE_TOLERANCE * (abs(c.value) + 1.0)  # tied with c up to this
+            if self.top <= reach:
+                out |= (ceiling <= reach) & _outranks(c, secondary, performance, start, sigma, step)
         return out
 
+    def skip(self, highest: float, skipped: Callable[[], tuple]) -> None:
+        """Record that windows worth at most ``highest`` were skipped as :meth:`outranked`;
+        ``skipped()`` gives their ``(ceiling, secondary, performance, start, sigma, step)``
+        (arrays, as there), asked only if :meth:`unsettled` needs them."""
+        self._skipped.append(skipped)
+        self._lowest_cover = min(self._lowest_cover, min(c.value for c in self.choices))
+        self._highest_skipped = max(self._highest_skipped, highest)
+
     def outranks(self, ceiling: float, rank: tuple[float, float, float, int, int]) -> bool:
-        """:meth:`outranked` for one window of rank at most ``rank``, in plain Python."""
-        sure = self._sure(ceiling)
-        return any(c.value >= sure and c.rank > rank for c in self.choices)
+        """:meth:`outranked` for one window, its rank a :attr:`Choice.rank`."""
+        if not self.skipping:
+            return False
+        return any(
+            c.rank > rank
+            and max(self.top, ceiling) <= c.value + TIE_TOLERANCE * (abs(c.value) + 1.0)
+            for c in self.choices
+        )
 
-    def _sure(self, ceiling: float) -> float:
-        """Contenders worth this much stay tied with the best whatever is found later: no
-        window is worth more than the values offered, skipped or not offered yet."""
-        return tie_floor(max(self.top, self.skipped, self.ceiling, float(ceiling)))
+    def unsettled(self) -> np.ndarray:
+        """The slowest slots of the skipped windows no contender is now sure to outrank: none
+        of them is worth more than the best value found or the largest ceiling skipped, so a
+        contender tied with that outranks them for good. Forgets the skips."""
+        skipped, self._skipped = self._skipped, []
+        sure = tie_floor(max(self.top, self._highest_skipped))
+        if not skipped or self._lowest_cover >= sure:  # each skip's contender stays tied
+            return np.empty(0, dtype=np.int64)
+        records = [np.broadcast_arrays(*record()) for record in skipped]
+        ceiling, *rank = (
+            np.concatenate([np.ravel(a) for a in column]) for column in zip(*records, strict=True)
+        )
+        covered = np.zeros(len(ceiling), dtype=bool)
+        for c in self.choices:
+            if c.value >= sure:
+                covered |= _outranks(c, *rank)
+        return np.unique(rank[-2][~covered]).astype(np.int64)
 
-    def skip(self, ceiling: float) -> None:
-        """Note that windows worth at most ``ceiling`` were skipped by rank."""
-        self.skipped = max(self.skipped, ceiling)
 
-
-def _outranks(c: Choice, secondary, performance, start, step, sigma) -> np.ndarray:
-    """Whether ``c.rank`` is above the ranks ``(secondary, performance, -start, -step,
-    -sigma)`` (arrays), lexicographically."""
-    later = (c.step < step) | ((c.step == step) & (c.sigma < sigma))
+def _outranks(c: Choice, secondary, performance, start, sigma, step) -> np.ndarray:
+    """Whether ``c.rank`` is above the ranks ``(secondary, performance, -start, -sigma,
+    -step)`` (arrays; ``secondary`` may be one number), lexicographically."""
+    later = (c.sigma < sigma) | ((c.sigma == sigma) & (c.step < step))
     later = (c.start < start) | ((c.start == start) & later)
     later = (c.performance > performance) | ((c.performance == performance) & later)
+    if np.ndim(secondary) == 0:
+        if c.secondary != secondary:
+            return np.full(np.shape(later), c.secondary > secondary)
+        return later
     return (c.secondary > secondary) | ((c.secondary == secondary) & later)
