@@ -59,19 +59,25 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, contenders: Co
     if count:
         # The row's best value: its ``count`` largest member values, whichever columns hold
         # them (-inf where a row has fewer members).
-        largest = -np.partition(-masked, count - 1, axis=1)[:, :count]
-        top_value = window_value(sigma_values, largest)
         top_cost = np.zeros(rows)  # without a budget the best columns always fit
         if budgeted:
             top = top_columns(masked, count)
-            top_cost = ordered_sum(step.cost[np.arange(rows)[:, None], top])
+            row_index = np.arange(rows)[:, None]
+            largest = masked[row_index, top]
+            top_cost = ordered_sum(step.cost[row_index, top])
+        else:
+            largest = -np.partition(-masked, count - 1, axis=1)[:, :count]
+        top_value = window_value(sigma_values, largest)
     else:
         top = np.empty((rows, 0), dtype=np.int64)
         top_value = sigma_values.copy()
         top_cost = np.zeros(rows)
 
     def best_columns(row: int) -> np.ndarray:
-        return top[row] if top is not None else top_columns(masked[row : row + 1], count)[0]
+        if top is not None:
+            return top[row]
+        # The same columns as top_columns: a stable sort keeps equal values in column order.
+        return np.sort(np.argsort(-masked[row], kind="stable")[:count])
 
     # A row's value is at most that of its best columns (and exactly that if they fit).
     bound = np.where(step.budget_left >= 0, top_value, _NEG)
@@ -89,16 +95,15 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, contenders: Co
     bounds = bound.tolist()
     performance = step.slots.performance[step.sigma].tolist()
     starts, step_slots, sigmas = step.start.tolist(), step.step.tolist(), step.sigma.tolist()
-    ceilings = with_slack(bound).tolist()
     for position, row in enumerate(order.tolist()):
-        if not math.isfinite(bounds[row]) or ceilings[row] < contenders.floor:
+        ceiling = with_slack(bounds[row])
+        if not math.isfinite(ceiling) or ceiling < contenders.floor:
             break  # rows are in bound order: none of the rest can be tied with the best
         rank = (0.0, performance[row], -starts[row], -sigmas[row], -step_slots[row])
-        if contenders.outranks(ceilings[row], rank):
+        if contenders.outranks(ceiling, rank):
             # A window tied with anything the row can give outranks it.
-            contenders.skip(ceilings[row], lambda row=row: (
-                ceilings[row], 0.0, performance[row], starts[row], sigmas[row], step_slots[row]
-            ))  # fmt: skip
+            record = (ceiling, 0.0, performance[row], starts[row], sigmas[row], step_slots[row])
+            contenders.skip(ceiling, lambda record=record: record)
             continue
         if top_fits[row]:
             contenders.offer(step.choice(row, bounds[row], 0.0, step.columns[best_columns(row)]))

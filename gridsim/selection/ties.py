@@ -51,7 +51,9 @@ def tie_floor(value: float) -> float:
 
 def with_slack(bound):
     """``bound`` raised by :data:`BOUND_SLACK`: above every value it bounds, whatever the order
-    of their sums (infinite bounds stay)."""
+    of their sums (infinite bounds stay). A float for a float, else an array."""
+    if isinstance(bound, float):
+        return bound + BOUND_SLACK * (abs(bound) + 1.0) if math.isfinite(bound) else bound
     bound = np.asarray(bound, dtype=float)
     with np.errstate(invalid="ignore"):
         raised = bound + BOUND_SLACK * (np.abs(bound) + 1.0)
@@ -155,16 +157,19 @@ class Contenders:
         only the rows of the batch that no other row of it rules out are built."""
         if len(value) == 0:
             return
-        floor = max(self.floor, tie_floor(float(value.max())))
-        rows = np.flatnonzero(value >= floor)
+        largest = float(value.max())
+        rows = np.flatnonzero(value >= max(self.floor, tie_floor(largest)))
         if len(rows) > 1:
             # Best rank first; a row is kept if it has more value than every row before it.
             rows = rows[
                 np.lexsort((step[rows], sigma[rows], start[rows], -performance[rows],
                             -secondary[rows]))
             ]  # fmt: skip
-            ahead = np.maximum.accumulate(np.concatenate(([-np.inf], value[rows][:-1])))
-            rows = rows[value[rows] > ahead]
+            if value[rows[0]] == largest:
+                rows = rows[:1]  # the most common case: the best rank has the best value
+            else:
+                ahead = np.maximum.accumulate(np.concatenate(([-np.inf], value[rows][:-1])))
+                rows = rows[value[rows] > ahead]
         for row in rows.tolist():
             rank = (float(secondary[row]), float(performance[row]), -float(start[row]),
                     -int(sigma[row]), -int(step[row]))  # fmt: skip
