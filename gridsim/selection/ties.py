@@ -30,9 +30,9 @@ import numpy as np
 #: Two window values closer than this, relative to their size (and absolutely below 1), are
 #: equal. Rounding moves a sum of ``n`` values of one sign by at most ``(n + 2)`` units of
 #: 1.1e-16 relative (each value's own rounding, then the additions), 1e-13 for 900 slots; the
-#: smallest differences the criteria are built to see are far larger: CoP's rule constants
-#: (0.05 at least) on finish times summed over a whole-log replay (below 2e10 on the bundled
-#: logs) are 2.5e-12 of the value. Reasoning in docs/model.md, "Ties".
+#: smallest differences the criteria are made to see are larger: CoP's rule constants (0.05
+#: at least) on finish times summed over a whole-log replay (below 2.5e10 on the bundled
+#: logs) are 2e-12 of the value. Reasoning in docs/model.md, "Ties".
 TIE_TOLERANCE = 1e-12
 
 #: How far a bound summed in another order may fall below the value it bounds, relative to

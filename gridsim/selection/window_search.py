@@ -33,8 +33,9 @@ window found is offered to :class:`~gridsim.selection.ties.Contenders`, which ke
 rule may still choose, so the choice depends neither on the order in which sigmas are visited
 (their bounds are sums whose last bits depend on NumPy's SIMD kernels) nor on how batches are
 cut. Values that decide a choice are summed in a fixed order
-(:func:`~gridsim.selection.ties.ordered_sum`, members in price order), so they are the same on
-every machine. ``tests/test_window_choices.py`` checks every criterion's window against the
+(:func:`~gridsim.selection.ties.window_value`), so they are the same on every machine; bounds,
+which only prune, are raised by a slack for their rounding before they are compared with the
+tie floor. ``tests/test_window_choices.py`` checks every criterion's window against the
 choices recorded, also in a process whose NumPy runs without SIMD kernels.
 """
 
@@ -345,6 +346,9 @@ class Joinable:
             cheapest = cost[:, :others]
             total = np.full(len(sigmas), np.inf)
             total[priced] = cheapest.sum(axis=1)
+            # Sums in whatever order the partition left: pruning only, with slack (the rows'
+            # costs, summed in price order, decide what is affordable).
+            budget_left = with_slack(budget_left)
             affordable &= total <= budget_left
             rest_cost = np.full(len(sigmas), np.inf)
             rest_cost[priced] = total[priced] - cheapest.max(axis=1)
