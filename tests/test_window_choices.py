@@ -53,9 +53,12 @@ def without_simd() -> dict:
     could dispatch to turned off (``NPY_DISABLE_CPU_FEATURES``), and its kernels."""
     here = Path(__file__).resolve().parent
     probe = [sys.executable, str(here / "window_choices.py"), "--cases"]
-    features = json.loads(subprocess.run([*probe], capture_output=True, text=True,
+    # What the machine has (whatever this process was started with), then all of it off.
+    env = {name: value for name, value in os.environ.items()
+           if name != "NPY_DISABLE_CPU_FEATURES"}  # fmt: skip
+    features = json.loads(subprocess.run(probe, capture_output=True, text=True, env=env,
                                          check=True).stdout)["simd"]  # fmt: skip
-    env = {**os.environ, "NPY_DISABLE_CPU_FEATURES": " ".join(features["on"])}
+    env["NPY_DISABLE_CPU_FEATURES"] = " ".join(features["on"])
     done = subprocess.run([*probe, *SIMD_CASES], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr
     return {"disabled": features["on"], **json.loads(done.stdout)}
