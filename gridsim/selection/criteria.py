@@ -5,7 +5,8 @@ small frozen dataclass whose fields are its parameters, registered with :func:`r
 general search (:mod:`gridsim.selection.window_search`) asks it three things:
 
 * ``sigma_bounds``: an optimistic value for every candidate slowest slot ``sigma`` (pruning);
-* ``choose``: the best window over the steps of one ``sigma`` (cheapest subset or exact DP);
+* ``choose``: the windows of the steps of a batch of ``sigma`` (cheapest subset or exact DP),
+  offered to the tie rule (:mod:`~gridsim.selection.ties`), which keeps the best;
 * ``score``: the value of a finished window (MultipleBest compares alternatives with it).
 
 Window-level criteria (FirstFit, MinStart, MinFinish, MinRuntime) take the cheapest affordable

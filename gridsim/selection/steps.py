@@ -345,7 +345,7 @@ class CheapestRows:
     :meth:`offer` offers what :func:`choose_cheapest` would for the steps of a chunk of
     ``sigmas`` (a slice of the visiting order). A chunk not yet evaluated is evaluated with
     the sigmas after it, up to ``_AHEAD`` times the sigmas evaluated so far but never past a
-    sigma that cannot beat the best window found: the search never visits such a sigma. A
+    sigma that cannot reach the best window found: the search never visits such a sigma. A
     long search (the Lite criteria visit most sigmas) then costs a few NumPy passes instead
     of one per chunk, and a short one evaluates what it visits.
 

@@ -203,7 +203,7 @@ class VisitingOrder:
     below the bound) bounds are computed in blocks, highest ceiling first, only as far as the
     search needs: the first ``k`` sigmas of the order are known once the ``k``-th known bound
     is above every ceiling not yet computed, and the sigmas left are never visited once their
-    ceilings cannot beat the best window found. A sigma's bound does not depend on which
+    ceilings cannot reach the best window found. A sigma's bound does not depend on which
     other sigmas are computed with it (every quantity is per pair or per row), so the order,
     the bounds and hence every choice are those of computing all bounds at once.
     """
