@@ -51,13 +51,11 @@ def tie_floor(value: float) -> float:
 
 def with_slack(bound):
     """``bound`` raised by :data:`BOUND_SLACK`: above every value it bounds, whatever the order
-    of their sums (infinite bounds stay). A float for a float, else an array."""
+    of their sums (infinite bounds stay; ``-inf`` only for a float). A float for a float,
+    else an array."""
     if isinstance(bound, float):
         return bound + BOUND_SLACK * (abs(bound) + 1.0) if math.isfinite(bound) else bound
-    bound = np.asarray(bound, dtype=float)
-    with np.errstate(invalid="ignore"):
-        raised = bound + BOUND_SLACK * (np.abs(bound) + 1.0)
-    return np.where(np.isfinite(bound), raised, bound)
+    return bound + BOUND_SLACK * (np.abs(bound) + 1.0)
 
 
 def first_tied(values: np.ndarray) -> int:
@@ -123,15 +121,11 @@ class Contenders:
     def __init__(self) -> None:
         self.choices: list[Choice] = []
         self.top = -math.inf  # the best value offered
+        self.floor = -math.inf  # windows below this value can no longer be chosen
         self.skipping = True  # whether outranked() may rule windows out
         self._skipped: list[Callable[[], tuple]] = []  # each gives (ceiling, *rank) arrays
         self._lowest_cover = math.inf  # no contender that outranked a skip is worth less
         self._highest_skipped = -math.inf  # no window skipped is worth more
-
-    @property
-    def floor(self) -> float:
-        """Windows below this value can no longer be chosen."""
-        return tie_floor(self.top)
 
     def best(self) -> Choice | None:
         """The window the rule chooses among those offered."""
@@ -141,9 +135,8 @@ class Contenders:
         """Keep ``choice`` if the rule may still choose it."""
         value = choice.value
         if value > self.top:
-            self.top = value
-            floor = self.floor
-            self.choices = [c for c in self.choices if c.value >= floor]
+            self.top, self.floor = value, tie_floor(value)
+            self.choices = [c for c in self.choices if c.value >= self.floor]
         elif value < self.floor:
             return
         rank = choice.rank
@@ -217,9 +210,11 @@ class Contenders:
         of them is worth more than the best value found or the largest ceiling skipped, so a
         contender tied with that outranks them for good. Forgets the skips."""
         skipped, self._skipped = self._skipped, []
-        sure = tie_floor(max(self.top, self._highest_skipped))
-        if not skipped or self._lowest_cover >= sure:  # each skip's contender stays tied
+        if not skipped:
             return np.empty(0, dtype=np.int64)
+        sure = tie_floor(max(self.top, self._highest_skipped))
+        if self._lowest_cover >= sure:
+            return np.empty(0, dtype=np.int64)  # each skip's contender stays tied
         records = [np.broadcast_arrays(*record()) for record in skipped]
         ceiling, *rank = (
             np.concatenate([np.ravel(a) for a in column]) for column in zip(*records, strict=True)

@@ -163,14 +163,15 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
     else:
 
         def choose(chunk: slice) -> None:
-            evaluate(visits.sigmas[chunk][~outranked(chunk.start, chunk.stop)])
+            chosen = visits.sigmas[chunk]
+            evaluate(chosen[~outranked(chunk.start, chunk.stop)] if contenders.choices else chosen)
 
     position, batch = 0, 1
     while visits.settle(position + 1, contenders) > position:
         sigma = int(visits.sigmas[position])
         rank = (criterion.secondary_bound, float(visits.performance[position]),
                 -float(visits.start[position]), -sigma, -sigma)  # fmt: skip
-        if contenders.outranks(float(visits.ceilings[position]), rank):
+        if contenders.choices and contenders.outranks(float(visits.ceilings[position]), rank):
             # Past the first sigmas a window found outranks (of those in their final place).
             skipped = outranked(position, reach(position, visits.settled(contenders)), run=True)
             if skipped.any():
