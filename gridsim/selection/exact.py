@@ -82,10 +82,10 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, contenders: Co
     # A row's value is at most that of its best columns (and exactly that if they fit).
     bound = np.where(step.budget_left >= 0, top_value, _NEG)
     if rows and count and not budgeted and np.isfinite(bound).all():
-        contenders.offer_rows(
-            bound, np.zeros(rows), step.slots.performance[step.sigma], step.start, step.step,
-            step.sigma, lambda r: step.choice(r, bound[r], 0.0, step.columns[best_columns(r)]),
-        )  # fmt: skip
+        every = np.arange(rows)
+        step.offer(
+            contenders, every, bound, np.zeros(rows), lambda r: step.columns[best_columns(r)]
+        )
         return
     order = np.lexsort((np.arange(rows), -bound))
     relaxed = np.full(rows, np.nan)  # Lagrangian bounds, computed a block of rows at a time

@@ -108,16 +108,11 @@ def _first_in_slot_order_unlimited(
         complete = np.flatnonzero(step.member.sum(axis=1) >= count)
     score = value(step.start[complete], step.runtime[complete])
 
-    def build(position: int):
-        row = int(complete[position])
-        members = np.flatnonzero(step.member_block(np.array([row]), slice(None))[0])
-        chosen = np.sort(step.columns[members])[:count]
-        return step.choice(row, score[position], 0.0, chosen)
+    def first_members(position: int) -> np.ndarray:
+        members = step.member_block(complete[position : position + 1], slice(None))[0]
+        return np.sort(step.columns[np.flatnonzero(members)])[:count]
 
-    contenders.offer_rows(
-        score, np.zeros(len(complete)), step.slots.performance[step.sigma[complete]],
-        step.start[complete], step.step[complete], step.sigma[complete], build,
-    )  # fmt: skip
+    step.offer(contenders, complete, score, np.zeros(len(complete)), first_members)
 
 
 class InSlotOrder:

@@ -311,15 +311,18 @@ class _Step:
 
     def offer(self, contenders: Contenders, rows, value, secondary, members) -> None:
         """Offer ``rows`` (indices) to ``contenders``, worth ``value`` and ``secondary``
-        (arrays over ``rows``) with their ``members`` (a (rows, count) array)."""
+        (arrays over ``rows``) with their ``members``: a (rows, count) array of slot indices,
+        or a function of a position in ``rows`` giving them (called for the rows kept)."""
+        if not callable(members):
+            members = members.__getitem__
         contenders.offer_rows(
             value,
             secondary,
             self.slots.performance[self.sigma[rows]],
             self.start[rows],
-            self.step[rows],
             self.sigma[rows],
-            lambda r: self.choice(rows[r], value[r], secondary[r], members[r]),
+            self.step[rows],
+            lambda r: self.choice(rows[r], value[r], secondary[r], members(r)),
         )
 
 
@@ -400,8 +403,8 @@ class CheapestRows:
             )
 
         contenders.offer_rows(
-            rows["score"], rows["secondary"], rows["performance"], rows["start"], rows["step"],
-            rows["sigma"], build,
+            rows["score"], rows["secondary"], rows["performance"], rows["start"], rows["sigma"],
+            rows["step"], build,
         )  # fmt: skip
 
     def _evaluate(self, begin: int, end: int, floor: float) -> None:

@@ -16,7 +16,8 @@ windows [TY18, Sec. 3.2], earliest found first (docs/model.md, "Ties"):
 
 The rule is a function of the set of windows, not of the order they are found in, so the
 search may visit them in any order. It keeps :class:`Contenders`: every window found that the
-rule may still choose, which is rarely more than one.
+rule may still choose, which is rarely more than one, and the windows it skipped without
+evaluating them because one found outranks them (checked again at the end).
 """
 
 from __future__ import annotations
@@ -145,9 +146,10 @@ class Contenders:
         self.choices = [c for c in self.choices if not (value >= c.value and rank > c.rank)]
         self.choices.append(choice)
 
-    def offer_rows(self, value, secondary, performance, start, step, sigma, build) -> None:
-        """Offer the rows of a batch (arrays), ``build(row)`` making a row's :class:`Choice`:
-        only the rows of the batch that no other row of it rules out are built."""
+    def offer_rows(self, value, secondary, performance, start, sigma, step, build) -> None:
+        """Offer the rows of a batch (arrays: a value and the parts of a rank each),
+        ``build(row)`` making a row's :class:`Choice`: only the rows of the batch that no
+        other row of it rules out are built."""
         if len(value) == 0:
             return
         largest = float(value.max())
@@ -182,9 +184,11 @@ class Contenders:
         if not self.skipping:
             return out
         for c in self.choices:
-            reach = c.value + TIE_TOLERANCE * (abs(c.value) + 1.0)  # tied with c up to this
-            if self.top <= reach:
-                out |= (ceiling <= reach) & _outranks(c, secondary, performance, start, sigma, step)
+            tied_up_to = _tie_ceiling(c.value)
+            if self.top <= tied_up_to:
+                out |= (ceiling <= tied_up_to) & _outranks(
+                    c, secondary, performance, start, sigma, step
+                )
         return out
 
     def skip(self, highest: float, skipped: Callable[[], tuple]) -> None:
@@ -199,11 +203,8 @@ class Contenders:
         """:meth:`outranked` for one window, its rank a :attr:`Choice.rank`."""
         if not self.skipping:
             return False
-        return any(
-            c.rank > rank
-            and max(self.top, ceiling) <= c.value + TIE_TOLERANCE * (abs(c.value) + 1.0)
-            for c in self.choices
-        )
+        highest = max(self.top, ceiling)
+        return any(c.rank > rank and highest <= _tie_ceiling(c.value) for c in self.choices)
 
     def unsettled(self) -> np.ndarray:
         """The slowest slots of the skipped windows no contender is now sure to outrank: none
@@ -216,14 +217,20 @@ class Contenders:
         if self._lowest_cover >= sure:
             return np.empty(0, dtype=np.int64)  # each skip's contender stays tied
         records = [np.broadcast_arrays(*record()) for record in skipped]
-        ceiling, *rank = (
+        _, *rank = (
             np.concatenate([np.ravel(a) for a in column]) for column in zip(*records, strict=True)
         )
-        covered = np.zeros(len(ceiling), dtype=bool)
+        covered = np.zeros(len(rank[0]), dtype=bool)
         for c in self.choices:
             if c.value >= sure:
                 covered |= _outranks(c, *rank)
         return np.unique(rank[-2][~covered]).astype(np.int64)
+
+
+def _tie_ceiling(value: float) -> float:
+    """About the largest value tied with ``value`` (the inverse of :func:`tie_floor`, up to
+    rounding: for skipping, which :meth:`Contenders.unsettled` checks with tie_floor)."""
+    return value + TIE_TOLERANCE * (abs(value) + 1.0)
 
 
 def _outranks(c: Choice, secondary, performance, start, sigma, step) -> np.ndarray:
