@@ -15,7 +15,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from window_choices import RECORD, choices, differences, ulp_distance
+from records import ulp_distance
+from window_choices import RECORD, choices, differences
 
 RECORDED = json.loads(RECORD.read_text())
 NAMES = sorted({name for windows in RECORDED.values() for name in windows})

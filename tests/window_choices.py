@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import struct
 import sys
 from pathlib import Path
 
 import numpy as np
 from random_instances import random_instance
+from records import ulp_distance
 
 from gridsim.model import Request, Window
 from gridsim.profile import Profile
@@ -115,16 +115,6 @@ def differences(recorded: dict, found: dict, name: str) -> list[str]:
         if name in windows
         and (problem := difference(recorded[case][name], windows[name])) is not None
     ]
-
-
-def ulp_distance(a: float, b: float) -> int:
-    """How many floats lie from ``a`` to ``b`` (0 for equal bits, and for 0.0 and -0.0)."""
-    return abs(_ordered(a) - _ordered(b))
-
-
-def _ordered(x: float) -> int:
-    bits = struct.unpack("<q", struct.pack("<d", x))[0]
-    return bits if bits >= 0 else -(bits & 0x7FFF_FFFF_FFFF_FFFF)
 
 
 def _shown(record: list | None) -> str:
