@@ -172,8 +172,9 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
         rank = (criterion.secondary_bound, float(visits.performance[position]),
                 -float(visits.start[position]), -sigma, -sigma)  # fmt: skip
         if contenders.choices and contenders.outranks(float(visits.ceilings[position]), rank):
-            # Past the first sigmas a window found outranks (of those in their final place).
-            skipped = outranked(position, reach(position, visits.settled(contenders)), run=True)
+            # Past the first sigmas a window found outranks (of those in their final place;
+            # any below the tie floor among them would end the search anyway).
+            skipped = outranked(position, visits.settled(contenders), run=True)
             if skipped.any():
                 position += int(skipped.sum())
                 continue
