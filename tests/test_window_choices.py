@@ -8,7 +8,6 @@ to :data:`window_choices.ULP_BOUND` units in the last place.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from functools import cache
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from records import ulp_distance
-from window_choices import RECORD, choices, differences
+from window_choices import RECORD, choices, differences, without_simd
 
 RECORDED = json.loads(RECORD.read_text())
 NAMES = sorted({name for windows in RECORDED.values() for name in windows})
@@ -49,31 +48,25 @@ def test_every_window_is_the_recorded_one(name):
 
 
 @cache
-def without_simd() -> dict:
+def windows_without_simd() -> dict:
     """The windows of :data:`SIMD_CASES` found by a process with every SIMD kernel NumPy
-    could dispatch to turned off (``NPY_DISABLE_CPU_FEATURES``), and its kernels."""
-    here = Path(__file__).resolve().parent
-    probe = [sys.executable, str(here / "window_choices.py"), "--cases"]
-    # What the machine has (whatever this process was started with), then all of it off.
-    env = {name: value for name, value in os.environ.items()
-           if name != "NPY_DISABLE_CPU_FEATURES"}  # fmt: skip
-    features = json.loads(subprocess.run(probe, capture_output=True, text=True, env=env,
-                                         check=True).stdout)["simd"]  # fmt: skip
-    env["NPY_DISABLE_CPU_FEATURES"] = " ".join(features["on"])
-    done = subprocess.run([*probe, *SIMD_CASES], capture_output=True, text=True, env=env)
+    could dispatch to turned off, and its kernels."""
+    script = Path(__file__).resolve().parent / "window_choices.py"
+    done = subprocess.run([sys.executable, str(script), "--cases", *SIMD_CASES],
+                          capture_output=True, text=True, env=without_simd())  # fmt: skip
     assert done.returncode == 0, done.stderr
-    return {"disabled": features["on"], **json.loads(done.stdout)}
+    return json.loads(done.stdout)
 
 
 def test_the_process_without_simd_kernels_runs_without_them():
-    run = without_simd()
+    run = windows_without_simd()
     assert run["simd"]["on"] == []
     assert set(run["windows"]) == set(SIMD_CASES)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_without_simd_kernels_every_window_is_the_recorded_one(name):
-    assert differences(RECORDED, without_simd()["windows"], name) == []
+    assert differences(RECORDED, windows_without_simd()["windows"], name) == []
 
 
 def test_units_in_the_last_place():

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -135,6 +137,18 @@ def simd_features() -> dict[str, list[str]]:
         "dispatch": list(umath.__cpu_dispatch__),
         "on": [f for f in umath.__cpu_dispatch__ if found.get(f)],
     }
+
+
+def without_simd() -> dict[str, str]:
+    """This process's environment with every SIMD kernel NumPy could dispatch to on this
+    machine turned off (``NPY_DISABLE_CPU_FEATURES``), whatever this process was started with."""
+    env = {name: value for name, value in os.environ.items()
+           if name != "NPY_DISABLE_CPU_FEATURES"}  # fmt: skip
+    probe = "import json, window_choices as w; print(json.dumps(w.simd_features()))"
+    found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                           env=env, cwd=Path(__file__).parent, check=True)  # fmt: skip
+    env["NPY_DISABLE_CPU_FEATURES"] = " ".join(json.loads(found.stdout)["on"])
+    return env
 
 
 def write(record: dict) -> None:
