@@ -23,6 +23,8 @@ purpose: no bounds, no pruning, every ``n``-subset of the candidate list is trie
    from :mod:`gridsim.selection.ties`): among the windows whose value is tied with the largest,
    the larger secondary value (only MinStart has one: minus the cost), then the faster group,
    the earlier start, the earlier step (a later step of the same start sees more slots).
+   gridsim also orders windows of one start by their slowest slot, which the paper's steps do
+   not separate: the tests compare values, groups and starts.
 """
 
 from __future__ import annotations
