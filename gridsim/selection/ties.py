@@ -138,7 +138,7 @@ class Contenders:
         if value > self.top:
             self.top, self.floor = value, tie_floor(value)
             self.choices = [c for c in self.choices if c.value >= self.floor]
-        elif value < self.floor:
+        elif not value >= self.floor:  # below it, or NaN
             return
         rank = choice.rank
         if self._ruled_out(value, rank):
@@ -152,7 +152,7 @@ class Contenders:
         other row of it rules out are built."""
         if len(value) == 0:
             return
-        largest = float(value.max())
+        largest = float(np.fmax.reduce(value))  # NaN values are never offered
         rows = np.flatnonzero(value >= max(self.floor, tie_floor(largest)))
         if len(rows) > 1:
             # Best rank first; a row is kept if it has more value than every row before it.
