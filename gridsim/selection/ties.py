@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -98,7 +99,7 @@ class Choice:
     runtime: float
     others: tuple[int, ...]
 
-    @property
+    @cached_property
     def rank(self) -> tuple[float, float, float, int, int]:
         """The order among tied windows, largest first (rule 2 of the module docstring)."""
         return (self.secondary, self.performance, -self.start, -self.sigma, -self.step)
