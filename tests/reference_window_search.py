@@ -19,8 +19,12 @@ purpose: no bounds, no pruning, every ``n``-subset of the candidate list is trie
 3. The subset of a step: window-level criteria take any affordable subset (the cheapest);
    additive criteria the best sum of per-slot values ``z``; Lite criteria the cheapest subset,
    scored by its sum of ``z``.
-4. The best window overall by (value, secondary, faster group, earlier start); only MinStart has
-   a secondary value (minus the cost).
+4. The best window overall by gridsim's tie rule (:func:`by_tie_rule`, the tolerance imported
+   from :mod:`gridsim.selection.ties`): among the windows whose value is tied with the largest,
+   the larger secondary value (only MinStart has one: minus the cost), then the faster group,
+   the earlier start, the earlier step (a later step of the same start sees more slots).
+   gridsim also orders windows of one start by their slowest slot, which the paper's steps do
+   not separate: the tests compare values, groups and starts.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import numpy as np
 
 from gridsim.model import Request
 from gridsim.profile import Profile
+from gridsim.selection.ties import tie_floor
 
 #: Criteria whose value depends on the window only: value(start, runtime).
 WINDOW_LEVEL = {
@@ -75,10 +80,20 @@ class ReferenceWindow:
     runtime: float
     nodes: tuple[int, ...]
     cost: float
+    step: int  # the step's place in the group's slots in start order
 
     @property
-    def key(self):
-        return (self.value, self.secondary, self.performance, -self.start)
+    def rank(self):
+        return (self.secondary, self.performance, -self.start, -self.step)
+
+
+def by_tie_rule(windows):
+    """The window gridsim's tie rule chooses (docs/model.md, "Ties"): among the windows whose
+    value is within the tie tolerance of the largest, the one of the largest ``rank``."""
+    if not windows:
+        return None
+    floor = tie_floor(max(w.value for w in windows))
+    return max((w for w in windows if w.value >= floor), key=lambda w: w.rank)
 
 
 @cache
@@ -91,21 +106,20 @@ def reference_search_all(profile: Profile, request: Request) -> dict[str, Refere
     nodes = profile.nodes
     performance = {node.id: node.performance for node in nodes}
     eligible = [s for s in profile.slots() if performance[s.node] >= request.min_performance]
-    best: dict[str, ReferenceWindow | None] = dict.fromkeys(ALL)
+    found: dict[str, list[ReferenceWindow]] = {name: [] for name in ALL}
 
     def offer(name, window):
-        if best[name] is None or window.key > best[name].key:
-            best[name] = window
+        found[name].append(window)
 
     n = request.n
     if n < 1:
-        return best
+        return dict.fromkeys(ALL)
     for group in sorted({performance[s.node] for s in eligible}, reverse=True):
         runtime = request.volume / group
         members = [s for s in eligible if performance[s.node] >= group]
         members.sort(key=lambda s: (max(s.start, request.earliest_start), s.node))
         window_slots = []
-        for slot in members:
+        for position, slot in enumerate(members):
             start = max(slot.start, request.earliest_start)
             if slot.end - start < runtime:  # (ii)
                 continue
@@ -115,11 +129,11 @@ def reference_search_all(profile: Profile, request: Request) -> dict[str, Refere
                 continue
             if len(window_slots) < n:
                 continue
-            _step(window_slots, group, start, runtime, request, nodes, offer)
-    return best
+            _step(window_slots, group, start, position, runtime, request, nodes, offer)
+    return {name: by_tie_rule(windows) for name, windows in found.items()}
 
 
-def _step(window_slots, group, start, runtime, request, nodes, offer):
+def _step(window_slots, group, start, position, runtime, request, nodes, offer):
     """(vi) every affordable n-subset of S_W with a slot of performance P_k."""
     node_ids = np.array([s.node for s in window_slots])
     slot_start = np.array([s.start for s in window_slots])
@@ -140,7 +154,7 @@ def _step(window_slots, group, start, runtime, request, nodes, offer):
     def window(value, secondary, row):
         return ReferenceWindow(
             float(value), float(secondary), group, start, runtime,
-            tuple(sorted(int(i) for i in node_ids[combos[row]])), float(total_cost[row]),
+            tuple(sorted(int(i) for i in node_ids[combos[row]])), float(total_cost[row]), position,
         )  # fmt: skip
 
     for name, value in WINDOW_LEVEL.items():

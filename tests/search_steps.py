@@ -8,6 +8,7 @@ import numpy as np
 from gridsim.model import Request
 from gridsim.profile import Profile
 from gridsim.selection.steps import _Step, _steps
+from gridsim.selection.ties import Choice, Contenders
 from gridsim.selection.window_search import Candidates
 
 
@@ -26,3 +27,11 @@ def all_steps(profile: Profile, request: Request, reverse: bool = False) -> _Ste
     by bound)."""
     slots, runtime, sigmas = search_inputs(profile, request)
     return _steps(slots, sigmas[::-1] if reverse else sigmas, runtime, request)
+
+
+def best_offered(choose, contenders: Contenders | None = None) -> Choice | None:
+    """The window the tie rule chooses among those ``choose(contenders)`` offers (to a new
+    :class:`Contenders` unless one is given, e.g. holding an earlier window)."""
+    contenders = Contenders() if contenders is None else contenders
+    choose(contenders)
+    return contenders.best()

@@ -2,15 +2,17 @@
 against brute force over every row and every subset of its members.
 
 A row is a step (sigma, start); its window is sigma and ``count`` of the row's members within
-the row's budget, worth sigma's value plus theirs. The best window has the largest key: value,
-then the faster slowest node (sigma's performance), then the earlier start. Given an
-incumbent, the allocation returns a window only if it beats the incumbent's key.
+the row's budget, worth sigma's value plus theirs. The window chosen is the tie rule's
+(gridsim.selection.ties): among the windows tied in value with the best, the largest rank
+(the faster slowest node, the earlier start, the lower sigma, the earlier step). Given an
+incumbent (a window found before), the allocation's windows must still lead to the same
+choice over all of them.
 
 Whole-number values and costs make many rows tie exactly (the search's tie-break decides),
 costs of 0 and budgets of exactly 0 sit on the affordability edge, and rows with a negative
 budget (sigma alone already over it) are never chosen. Values are also scaled to 1e8, where
-the search's margin of 1e-9 is below half a unit in the last place and vanishes: rows of equal
-bound are then told apart by the tie-break alone. The window search reaches this code
+the margins of the search's pruning are far below the gaps between values: rows of equal
+bound are then told apart by rank alone. The window search reaches this code
 only through its bounds and pruning, where such rows rarely meet; here they are frequent.
 """
 
@@ -21,9 +23,11 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from reference_window_search import by_tie_rule
 
 from gridsim.selection.exact import choose_optimal
-from gridsim.selection.steps import _Choice, _Step
+from gridsim.selection.steps import _Step
+from gridsim.selection.ties import Choice, Contenders
 
 
 def make_step(performance, sigma, start, budget_left, member, cost) -> _Step:
@@ -34,7 +38,7 @@ def make_step(performance, sigma, start, budget_left, member, cost) -> _Step:
         sigma=np.asarray(sigma),
         runtime=np.ones(rows),
         start=np.asarray(start, dtype=float),
-        step=np.zeros(rows, dtype=np.int64),
+        step=np.arange(rows, dtype=np.int64),
         budget_left=np.asarray(budget_left, dtype=float),
     )
     step.__dict__.update(columns=100 + np.arange(cols), member=member, cost=cost)
@@ -42,8 +46,8 @@ def make_step(performance, sigma, start, budget_left, member, cost) -> _Step:
 
 
 def brute_force(step: _Step, count: int, values, sigma_values):
-    """The best key over every row and affordable ``count``-subset of its members."""
-    best = None
+    """Every window of every row: every affordable ``count``-subset of its members."""
+    windows = []
     performance = step.slots.performance
     for row in range(len(step.start)):
         members = np.flatnonzero(step.member[row])
@@ -51,29 +55,36 @@ def brute_force(step: _Step, count: int, values, sigma_values):
             if step.cost[row, list(subset)].sum() > step.budget_left[row]:
                 continue
             value = sigma_values[row] + values[row, list(subset)].sum()
-            key = (value, 0.0, performance[step.sigma[row]], -step.start[row])
-            best = key if best is None or key > best else best
-    return best
+            rank = (0.0, performance[step.sigma[row]], -step.start[row], -int(step.sigma[row]),
+                    -int(step.step[row]))  # fmt: skip
+            windows.append(SimpleNamespace(value=value, rank=rank))
+    return windows
 
 
-def check(step: _Step, count: int, values, sigma_values, incumbent=None) -> _Choice | None:
-    """choose_optimal agrees with brute force; its window is affordable and worth its key."""
-    choice = choose_optimal(step, count, values, sigma_values, incumbent)
-    expected = brute_force(step, count, values, sigma_values)
-    if expected is None or (incumbent is not None and expected <= incumbent.key):
+def check(step: _Step, count: int, values, sigma_values, incumbent=None) -> Choice | None:
+    """choose_optimal with brute force leads to the tie rule's choice over every window of the
+    step (and the incumbent); that window is affordable and worth its value."""
+    contenders = Contenders()
+    if incumbent is not None:
+        contenders.offer(incumbent)
+    choose_optimal(step, count, values, sigma_values, contenders)
+    if len(contenders.unsettled()):  # rows skipped by rank too early: evaluated in full
+        contenders.skipping = False
+        choose_optimal(step, count, values, sigma_values, contenders)
+    choice = contenders.best()
+    windows = brute_force(step, count, values, sigma_values)
+    expected = by_tie_rule(windows + ([] if incumbent is None else [incumbent]))
+    if expected is None:
         assert choice is None
         return None
-    assert choice is not None and choice.key == expected
-    rows = [r for r in range(len(step.start))
-            if (step.sigma[r], step.start[r]) == (choice.sigma, choice.start)]  # fmt: skip
+    assert choice is not None and (choice.value, choice.rank) == (expected.value, expected.rank)
+    if choice is incumbent:
+        return None
+    row = int(np.flatnonzero(step.step == choice.step)[0])
     picks = [int(np.flatnonzero(step.columns == c)[0]) for c in choice.others]
-    assert any(
-        step.member[r, picks].all()
-        and len(picks) == count
-        and step.cost[r, picks].sum() <= step.budget_left[r]
-        and sigma_values[r] + values[r, picks].sum() == choice.key[0]
-        for r in rows
-    )
+    assert step.member[row, picks].all() and len(picks) == count
+    assert step.cost[row, picks].sum() <= step.budget_left[row]
+    assert sigma_values[row] + values[row, picks].sum() == choice.value
     return choice
 
 
@@ -97,9 +108,9 @@ def test_an_incumbent_of_equal_value_is_beaten_only_by_a_better_tie_break():
         member=np.ones((2, 2), dtype=bool), cost=np.ones((2, 2)),
     )  # fmt: skip
     values, sigma_values = np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([4.0, 4.0])
-    slow_early = _Choice((5.0, 0.0, 1.0, -1.0), 7, 1.0, 1.0, (200,))
+    slow_early = Choice(5.0, 0.0, 1.0, 1.0, 7, 7, 1.0, (200,))
     assert check(step, 1, values, sigma_values, slow_early).sigma == 1
-    fast_early = _Choice((5.0, 0.0, 2.0, -1.0), 7, 1.0, 1.0, (200,))
+    fast_early = Choice(5.0, 0.0, 2.0, 1.0, 7, 7, 1.0, (200,))
     assert check(step, 1, values, sigma_values, fast_early) is None
 
 
@@ -142,8 +153,8 @@ def random_case(rng: np.random.Generator):
     incumbent = None
     if rng.random() < 0.5:
         value = scale * float(rng.integers(0, 7))
-        key = (value, 0.0, float(rng.integers(1, 3)), -float(rng.integers(0, 3)))
-        incumbent = _Choice(key, 9, -key[3], 1.0, ())
+        start, performance = float(rng.integers(0, 3)), float(rng.integers(1, 3))
+        incumbent = Choice(value, 0.0, performance, start, 9, 9, 1.0, ())
     return step, count, values, sigma_values, incumbent
 
 

@@ -10,6 +10,7 @@ against every piece of the rule); the parameters are checked with their messages
 from __future__ import annotations
 
 import itertools
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -18,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_budget import examples
 from random_instances import random_instance
-from search_steps import all_steps
+from reference_window_search import by_tie_rule
+from search_steps import all_steps, best_offered
 
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
@@ -38,13 +40,13 @@ from gridsim.selection.placement import (
 def reference_in_slot_order(step, count, value, equal_starts="node", ties="fastest"):
     """The best row and its members, a row at a time: the first ``count`` members in slot
     order (start, then node; ``equal_starts`` orders equal starts by performance) if they fit
-    the budget, else the cheapest ``count``; the best value, then (``ties``) the faster or
-    slower sigma, then the earlier start, then the first row."""
+    the budget, else the cheapest ``count``; the row the tie rule chooses, ``ties`` saying
+    whether the faster or the slower sigma ranks first."""
     slots = step.slots
     cheap, _, cheap_ok = step.cheapest(count)
     scores = value(step.start, step.runtime)
     sign = {"node": 0.0, "fastest": -1.0, "slowest": 1.0}[equal_starts]
-    best = None
+    rows = []
     for row in range(len(step.start)):
         members = [int(c) for c in step.columns[step.member[row]]]
         members.sort(key=lambda s: (slots.start[s], sign * slots.performance[s], s))
@@ -60,14 +62,21 @@ def reference_in_slot_order(step, count, value, equal_starts="node", ties="faste
             continue
         perf = float(slots.performance[step.sigma[row]])
         secondary = -perf if ties == "slowest" else 0.0
-        key = (float(scores[row]), secondary, perf, -float(step.start[row]))
-        if best is None or key > best[0]:
-            best = (key, int(step.sigma[row]), tuple(sorted(chosen)))
-    return best
+        rank = (secondary, perf, -float(step.start[row]), -int(step.sigma[row]),
+                -int(step.step[row]))  # fmt: skip
+        rows.append(
+            SimpleNamespace(
+                value=float(scores[row]),
+                rank=rank,
+                sigma=int(step.sigma[row]),
+                others=tuple(sorted(chosen)),
+            )
+        )
+    return as_reference(by_tie_rule(rows))
 
 
 def as_reference(choice):
-    return None if choice is None else (choice.key, choice.sigma, choice.others)
+    return None if choice is None else (choice.value, choice.rank, choice.sigma, choice.others)
 
 
 def latest_start(start, runtime):
@@ -91,7 +100,9 @@ def check_in_slot_order(profile, request, value_name, order) -> None:
     value, falls = VALUES[value_name]
     count = request.n - 1
     expected = reference_in_slot_order(step, count, value, *order)
-    got = choose_in_slot_order(step, count, value, *order, falls_with_start=falls)
+    got = best_offered(
+        lambda c: choose_in_slot_order(step, count, value, c, *order, falls_with_start=falls)
+    )
     assert as_reference(got) == expected
 
 
@@ -119,7 +130,8 @@ def test_bfstart_s_readings_choose_as_the_loop_does(instance, order):
     equal_starts, ties = order
     criterion = BFstart(equal_starts=equal_starts, ties=ties)
     expected = reference_in_slot_order(step, request.n - 1, criterion.value, *order)
-    assert as_reference(criterion.choose(step, request.n - 1, None)) == expected
+    got = best_offered(lambda c: criterion.choose(step, request.n - 1, c))
+    assert as_reference(got) == expected
 
 
 class LatestStart(InSlotOrder, FirstFit):
@@ -138,7 +150,8 @@ def test_in_slot_order_takes_slots_in_node_order_and_the_faster_sigma_by_default
         return
     for criterion in (build_criterion("BFfinish"), LatestStart()):
         expected = reference_in_slot_order(step, request.n - 1, criterion.value)
-        assert as_reference(criterion.choose(step, request.n - 1, None)) == expected
+        got = best_offered(lambda c, criterion=criterion: criterion.choose(step, request.n - 1, c))
+        assert as_reference(got) == expected
 
 
 #: All free from 0: node 3 (performance 3) is the slowest; before it in the slot list are
@@ -491,7 +504,9 @@ def test_the_latest_start_takes_the_slots_that_start_together_in_the_order_asked
 ):
     step = all_steps(LATE_SLOWEST, Request(n=2, volume=12.0))
     for ties in ("fastest", "slowest"):
-        choice = choose_in_slot_order(step, 1, latest_start, equal_starts, ties)
+        choice = best_offered(
+            lambda c, ties=ties: choose_in_slot_order(step, 1, latest_start, c, equal_starts, ties)
+        )
         assert (choice.start, choice.sigma, choice.others) == (10.0, 3, (partner,))
 
 
@@ -524,7 +539,9 @@ def test_no_window_where_no_slot_can_join_the_slowest(order):
     profile = Profile(nodes, [[(1.0, 50.0)], []], 0.0, 50.0)
     step = all_steps(profile, Request(n=2, volume=10.0, budget=100.0))
     assert len(step.columns) == 1  # node 1's slot alone
-    assert choose_in_slot_order(step, 1, FirstFit().value, *order) is None
+    assert (
+        best_offered(lambda c: choose_in_slot_order(step, 1, FirstFit().value, c, *order)) is None
+    )
 
 
 def test_the_first_slots_in_order_are_kept_over_cheaper_ones_while_they_fit():

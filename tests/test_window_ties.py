@@ -1,15 +1,19 @@
-"""Ties in the exact subset allocation: whole-number node values make many windows worth the
-same, and the documented tie-break decides -- the faster slowest node, then the earlier start
-(``_Step.key``; the reference of tests/reference_window_search.py uses the same order).
+"""Ties: whole-number node values make many windows worth the same, and the tie rule of
+gridsim/selection/ties.py decides -- the faster slowest node, then the earlier start
+(``Choice.rank``; the reference of tests/reference_window_search.py applies the same rule).
 
 Random float values (tests/test_window_search.py) almost never tie, so a search that stopped
 at the first of several rows with an equal bound, or kept the later of two equal windows,
-would pass there and is caught here.
+would pass there and is caught here. The rule itself (values equal up to rounding are tied;
+the choice does not depend on the order windows are found in; skips checked at the end) and
+the order-free sums it relies on are tested at the end of the file.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
+from operator import add
 
 import numpy as np
 import pytest
@@ -17,11 +21,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_budget import examples
 from random_instances import random_instance
-from reference_window_search import reference_search_all
+from reference_window_search import by_tie_rule, reference_search_all
 
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
 from gridsim.selection.criteria import build_criterion
+from gridsim.selection.exact import top_columns
+from gridsim.selection.ties import (
+    TIE_TOLERANCE,
+    Choice,
+    Contenders,
+    ordered_sum,
+    window_value,
+)
 
 
 @st.composite
@@ -129,3 +141,79 @@ def test_equal_windows_in_several_slots_of_a_node_take_the_earliest_start(name):
         assert (window.criterion_value, slowest, window.start) == (
             expected.value, expected.performance, expected.start
         ), seed  # fmt: skip
+
+
+# -- the rule itself -------------------------------------------------------------------------
+
+
+def choice(value: float, performance: float = 1.0, start: float = 0.0, sigma: int = 0) -> Choice:
+    return Choice(value, 0.0, performance, start, sigma, sigma, 1.0, ())
+
+
+def test_values_equal_up_to_rounding_are_tied_and_the_rank_decides():
+    # 0.1 + 0.2 and 0.3 differ in the last bit: tied, so the faster group wins.
+    slow, fast = choice(0.1 + 0.2, performance=1.0), choice(0.3, performance=2.0)
+    assert slow.value > fast.value
+    assert best_of([slow, fast]) is fast
+    # A difference far above rounding (1e-9 of the value) is a better window.
+    better = choice(0.3 * (1 + 1e-9), performance=1.0)
+    assert best_of([better, fast]) is better
+    # Within the tolerance of the best value, not of each other window.
+    edge = choice(100.0 - 0.5 * TIE_TOLERANCE * 101.0, performance=3.0)
+    beyond = choice(100.0 - 2.0 * TIE_TOLERANCE * 101.0, performance=4.0)
+    assert best_of([choice(100.0), edge, beyond]) is edge
+
+
+@settings(max_examples=examples(200))
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(1, 3), st.integers(0, 3)), min_size=1,
+                max_size=8, unique=True), st.randoms(use_true_random=False))  # fmt: skip
+def test_the_choice_does_not_depend_on_the_order_windows_are_found(windows, random):
+    """Values a few tolerances apart (chains of near ties included): offered in any order,
+    the window kept is the reference's (the largest rank among those tied with the best)."""
+    found = [choice(1000.0 + 0.4 * TIE_TOLERANCE * 1001.0 * k, float(p), float(t), i)
+             for i, (k, p, t) in enumerate(windows)]  # fmt: skip
+    expected = by_tie_rule(found)
+    random.shuffle(found)
+    assert best_of(found) is expected
+
+
+def best_of(found: list[Choice]) -> Choice | None:
+    contenders = Contenders()
+    for c in found:
+        contenders.offer(c)
+    return contenders.best()
+
+
+def test_a_skip_undone_by_a_better_window_found_later_is_reported():
+    contenders = Contenders()
+    contenders.offer(choice(10.0, performance=2.0, sigma=1))
+    # A sigma of the slower group whose windows are worth at most 10: outranked, skipped.
+    ranks = (0.0, np.array([1.0]), np.array([0.0]), np.array([7]), np.array([7]))
+    assert contenders.outranked(np.array([10.0]), *ranks).all()
+    contenders.skip(10.0, lambda: (np.array([10.0]), *ranks))
+    assert list(contenders.unsettled()) == []  # nothing better found: the skip stands
+    contenders.skip(10.0, lambda: (np.array([10.0]), *ranks))
+    contenders.offer(choice(10.0 + 1e-6, performance=1.0, sigma=9))  # beyond the tolerance
+    # The fast window is no longer tied with the best: the skipped sigma must be evaluated.
+    assert list(contenders.unsettled()) == [7]
+
+
+@settings(max_examples=examples(200))
+@given(st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=12), st.randoms(use_true_random=False))
+def test_a_window_value_is_the_same_bits_whichever_slots_hold_the_values(values, random):
+    shuffled = list(values)
+    random.shuffle(shuffled)
+    assert window_value(2.5, np.array(values)) == window_value(2.5, np.array(shuffled))
+    # Added left to right, as Python adds them.
+    assert ordered_sum(np.array([sorted(values)]))[0] == functools.reduce(add, sorted(values))
+
+
+@settings(max_examples=examples(200))
+@given(st.lists(st.lists(st.integers(0, 3), min_size=6, max_size=6), min_size=1, max_size=5),
+       st.integers(1, 6))  # fmt: skip
+def test_the_best_columns_among_equal_values_are_the_first(rows, count):
+    """The exact search's best columns: the largest values, among equal ones the lower
+    columns (cheaper slots), whatever order a partition would leave them in."""
+    values = np.array(rows, dtype=float)
+    expected = [sorted(sorted(range(6), key=lambda c, r=r: (-r[c], c))[:count]) for r in rows]
+    assert top_columns(values, count).tolist() == expected

@@ -1,14 +1,16 @@
-"""Digests of job-flow traces and run metrics, to show that code without faults is unchanged.
+"""Records of job-flow traces and run metrics, to show that code without faults is unchanged.
 
-``python tests/unfaulted_runs.py`` rewrites ``tests/data/unfaulted_digests.json``; it
-was run once on the code before fault modelling existed, and the test compares against it.
-Only the columns that existed then are digested (new columns may be added beside them).
+``python tests/unfaulted_runs.py`` rewrites ``tests/data/unfaulted_flows.json``; the flows were
+first recorded (as digests) on the code before fault modelling existed, and the test compares
+against the record (tests/records.py): the jobs' windows, the tasks and the runs' counts
+exactly, the times, costs and means to :data:`ULP_BOUND` units in the last place. Only the
+columns that existed then are recorded (new columns may be added beside them).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -19,22 +21,30 @@ from gridsim.experiments.jobflow import JobFlowScenario, run_replication
 from gridsim.experiments.runner import replication_seed
 from gridsim.sim.trace import node_ids
 
-DIGESTS = Path(__file__).resolve().parent / "data" / "unfaulted_digests.json"
-#: The digests were recorded on the jobs table's first schema: today's columns are hashed
-#: under those names and in that form (node ids space-separated), so that the digests pin
-#: the schedules, not the table's names.
-JOB_COLUMNS = ["job_id", "arrival", "first_promised_start", "start", "finish", "wait", "runtime",
-               "planned_runtime", "n", "volume", "nodes", "cost", "delay", "final_state",
-               "reason", "queue_size", "policy", "replication"]  # fmt: skip
+#: Recorded on the jobs table's first schema: today's columns are compared under those names and
+#: in that form (node ids space-separated), so that the record pins the schedules, not the
+#: table's names.
 SCHEMA_1_NAMES = {"submit_time": "arrival", "first_reservation": "first_promised_start",
                   "start_time": "start", "finish_time": "finish", "run_time": "runtime",
                   "requested_time": "planned_runtime", "processors": "n"}  # fmt: skip
-TASK_COLUMNS = ["job_id", "node", "performance", "start", "end", "kind", "queue_size", "policy",
-                "replication"]  # fmt: skip
-RUN_COLUMNS = ["queue_size", "replication", "policy", "mean_finish", "makespan", "mean_wait",
-               "mean_slowdown", "mean_bounded_slowdown", "total_cost", "mean_cost",
-               "utilisation", "jobs_finished", "jobs_not_finished", "delayed_jobs",
-               "finish_advantage_pct"]  # fmt: skip
+RECORD = Path(__file__).resolve().parent / "data" / "unfaulted_flows.json"
+#: Per table, the columns of its choices (compared exactly: which job, which nodes, when it
+#: starts, inputs such as arrivals) and of its values (compared to ULP_BOUND).
+TABLES = {
+    "jobs": (["queue_size", "policy", "replication", "job_id", "arrival", "n", "volume",
+              "first_promised_start", "start", "nodes", "final_state", "reason"],
+             ["finish", "wait", "runtime", "planned_runtime", "cost", "delay"]),
+    "tasks": (["queue_size", "policy", "replication", "job_id", "node", "performance", "start",
+               "kind"], ["end"]),
+    "runs": (["queue_size", "replication", "policy", "jobs_finished", "jobs_not_finished",
+              "delayed_jobs"],
+             ["mean_finish", "makespan", "mean_wait", "mean_slowdown", "mean_bounded_slowdown",
+              "total_cost", "mean_cost", "utilisation", "finish_advantage_pct"]),
+}  # fmt: skip
+#: Units in the last place a value may move by with the same choices: the values are sums and
+#: means over at most 30 jobs of a run (a finish is a start plus a runtime, a cost a sum over
+#: a window's nodes), which another order of addition moves by about one unit per term.
+ULP_BOUND = 64
 
 #: Small scenarios that exercise local load, overruns and early finishes, and arrivals.
 SCENARIOS = {
@@ -56,23 +66,32 @@ SCENARIOS = {
 }  # fmt: skip
 
 
-def digest(table: pd.DataFrame, columns: list[str]) -> str:
-    """SHA-256 of the columns' values, floats by their exact hexadecimal form."""
-    lines = []
-    for row in table[columns].itertuples(index=False):
-        lines.append("|".join(v.hex() if isinstance(v, float) else str(v) for v in row))
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+def table(frame: pd.DataFrame, name: str) -> dict:
+    """A table's record: its choice and value columns and its rows (numbers as JSON numbers,
+    read back bit for bit; NaN as None)."""
+    choice, values = TABLES[name]
+    rows = [[_plain(v) for v in row] for row in frame[choice + values].itertuples(index=False)]
+    return {"choice": choice, "values": values, "rows": rows}
 
 
 def in_schema_1(jobs: pd.DataFrame) -> pd.DataFrame:
-    """A jobs table in the columns the digests were recorded on."""
+    """A jobs table in the columns the record was made on."""
     old = jobs.rename(columns=SCHEMA_1_NAMES)
     return old.assign(wait=old["start"] - old["arrival"],
                       nodes=[" ".join(map(str, node_ids(text))) for text in
                              jobs["allocated_resources"]])  # fmt: skip
 
 
-def digests() -> dict[str, dict[str, str]]:
+def _plain(value):
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, float | np.floating):
+        return None if math.isnan(value) else float(value)
+    return value
+
+
+def flows() -> dict[str, dict[str, dict]]:
+    """{scenario/replication: {table: record}} with the current code."""
     out = {}
     for name, document in SCENARIOS.items():
         scenario = validate(JobFlowScenario, document)
@@ -80,16 +99,12 @@ def digests() -> dict[str, dict[str, str]]:
             tables = run_replication(
                 scenario, replication, replication_seed(scenario.seed, replication)
             )
-            runs = tables["runs"].astype(
-                {"jobs_finished": np.int64, "jobs_not_finished": np.int64, "delayed_jobs": np.int64}
-            )
             out[f"{name}/{replication}"] = {
-                "jobs": digest(in_schema_1(tables["jobs"]), JOB_COLUMNS),
-                "tasks": digest(tables["tasks"], TASK_COLUMNS),
-                "runs": digest(runs, RUN_COLUMNS),
+                name: table(in_schema_1(tables[name]) if name == "jobs" else tables[name], name)
+                for name in ("jobs", "tasks", "runs")
             }
     return out
 
 
 if __name__ == "__main__":
-    DIGESTS.write_text(json.dumps(digests(), indent=1) + "\n")
+    RECORD.write_text(json.dumps(flows(), separators=(",", ":")) + "\n")

@@ -30,6 +30,7 @@ from gridsim.faults.config import (
     FaultsConfig,
     UnannouncedLocalConfig,
 )
+from gridsim.libm import exp, power
 from gridsim.model import Node
 
 #: Draws generated at a time per stream (any size gives the same values).
@@ -72,8 +73,8 @@ class FailureLaw:
         t = 0.0
         while True:
             draws = rng.standard_exponential(size=(BLOCK, 2))
-            up = self.up_scale * draws[:, 0] ** (1.0 / self.up_shape)
-            down = self.down_scale * draws[:, 1] ** (1.0 / self.down_shape)
+            up = self.up_scale * power(draws[:, 0], 1.0 / self.up_shape)
+            down = self.down_scale * power(draws[:, 1], 1.0 / self.down_shape)
             for up_time, down_time in zip(up.tolist(), down.tolist(), strict=True):
                 t += up_time
                 yield t, t + down_time
@@ -132,7 +133,7 @@ def local_overruns(
             relative = spec.mean * rng.standard_exponential(size=count)
         else:  # lognormal with mean ``spec.mean``
             mu = math.log(spec.mean) - spec.sigma**2 / 2 if spec.mean > 0 else -math.inf
-            relative = np.exp(mu + spec.sigma * rng.standard_normal(size=count))
+            relative = exp(mu + spec.sigma * rng.standard_normal(size=count))
         lengths = np.array([end - start for start, end in intervals], dtype=float)
         extra = np.where(happens, relative * lengths, 0.0)
         extras.append(tuple(float(x) for x in extra))

@@ -5,7 +5,8 @@ small frozen dataclass whose fields are its parameters, registered with :func:`r
 general search (:mod:`gridsim.selection.window_search`) asks it three things:
 
 * ``sigma_bounds``: an optimistic value for every candidate slowest slot ``sigma`` (pruning);
-* ``choose``: the best window over the steps of one ``sigma`` (cheapest subset or exact DP);
+* ``choose``: the windows of the steps of a batch of ``sigma`` (cheapest subset or exact DP),
+  offered to the tie rule (:mod:`~gridsim.selection.ties`), which keeps the best;
 * ``score``: the value of a finished window (MultipleBest compares alternatives with it).
 
 Window-level criteria (FirstFit, MinStart, MinFinish, MinRuntime) take the cheapest affordable
@@ -40,6 +41,7 @@ from gridsim.selection.block_bounds import step_bounds
 from gridsim.selection.exact import choose_optimal
 from gridsim.selection.guard import GuardedCriterion
 from gridsim.selection.steps import choose_cheapest
+from gridsim.selection.ties import first_tied, tie_floor, window_value
 from gridsim.selection.window_search import Candidates, find_window
 
 CRITERIA: dict[str, type[Criterion]] = {}
@@ -195,9 +197,11 @@ class Criterion:
         (:class:`~gridsim.selection.window_search.VisitingOrder`)."""
         return None
 
-    def choose(self, step, count, incumbent):
-        """The best window among the steps of a batch of sigmas (that may beat ``incumbent``)."""
-        return choose_cheapest(step, count, self.row_values)
+    def choose(self, step, count, contenders) -> None:
+        """Offer the windows of the steps of a batch of sigmas to ``contenders``
+        (:class:`~gridsim.selection.ties.Contenders`): at least every one the tie rule may
+        choose."""
+        choose_cheapest(step, count, self.row_values, contenders)
 
     def row_values(self, step, picks, total) -> tuple[np.ndarray, np.ndarray | None]:
         """Each step's value, and secondary value or None, for its cheapest members ``picks``
@@ -426,20 +430,20 @@ class SlotCriterion(Criterion):
             performance=s.performance[slot],
         )
 
-    def choose(self, step, count, incumbent):
+    def choose(self, step, count, contenders) -> None:
         if self.lite:
-            return super().choose(step, count, incumbent)
+            return super().choose(step, count, contenders)
         step = step.compact(count)
         if step is None:
             return None
-        step = self._hopeful_rows(step, count, incumbent)
+        step = self._hopeful_rows(step, count, contenders.top)
         # Sigma's own z as one more column: one slot_values call for the whole step.
         slot = np.empty((len(step.start), len(step.columns) + 1), dtype=np.int64)
         slot[:, :-1] = step.columns
         slot[:, -1] = step.sigma
         values = self._values_at(step, slot, step.start[:, None], step.runtime[:, None])
         values = np.broadcast_to(values, slot.shape)
-        return choose_optimal(step, count, values[:, :-1], values[:, -1], incumbent)
+        return choose_optimal(step, count, values[:, :-1], values[:, -1], contenders)
 
     def sigma_bound_ceilings(self, slots, sigmas, runtimes, n: int) -> np.ndarray | None:
         # A sigma's bound sums n slot bounds (its own and its n - 1 best joiners'), each over
@@ -459,22 +463,23 @@ class SlotCriterion(Criterion):
         steps that can still reach a window it has already found (``_hopeful_rows``)."""
         return None
 
-    def _hopeful_rows(self, step, count: int, incumbent):
-        """The rows of a compacted step whose value can still reach the best window known.
+    def _hopeful_rows(self, step, count: int, found: float):
+        """The rows of a compacted step whose value can still be tied with the best window.
 
-        Known: the incumbent, and each sigma's first row (its earliest start) with its best
-        ``count`` members when they fit the budget. A row whose
-        :meth:`window_value_bound` is below that (less a margin far above rounding) cannot
-        be chosen, so leaving it out changes no choice; the columns stay as they are, so the
-        kept rows are evaluated exactly as before. In a busy profile most rows start hours
-        after the first ones and a criterion built on the finish time rules them out.
+        Known: the best value ``found`` so far, and each sigma's first row (its earliest
+        start) with its best ``count`` members when they fit the budget. A row whose
+        :meth:`window_value_bound` is below the tie floor of that (less a margin far above
+        rounding) cannot be chosen, so leaving it out changes no choice; the columns stay as
+        they are, so the kept rows are evaluated exactly as before. In a busy profile most
+        rows start hours after the first ones and a criterion built on the finish time rules
+        them out.
         """
         performance = step.slots.performance[step.sigma]
         bound = self.window_value_bound(step.start, step.runtime, performance, count + 1)
         if bound is None:
             return step
         first = np.flatnonzero(np.concatenate(([True], step.sigma[1:] != step.sigma[:-1])))
-        known = -np.inf if incumbent is None else incumbent.key[0]
+        known = found
         unlimited = first[np.isinf(step.budget_left[first])]
         if len(unlimited):
             slot = np.empty((len(unlimited), len(step.columns) + 1), dtype=np.int64)
@@ -489,7 +494,7 @@ class SlotCriterion(Criterion):
             known = max(known, float(total.max()))
         if not np.isfinite(known):
             return step
-        keep = bound >= known - 1e-9 * (abs(known) + 1.0)
+        keep = bound >= tie_floor(known) - 1e-9 * (abs(known) + 1.0)
         if keep.all():
             return step
         kept = step.select(keep)
@@ -503,7 +508,7 @@ class SlotCriterion(Criterion):
         value); the members and sigma in one ``slot_values`` call.
 
         Per row the same numbers as evaluating every row: ``z`` is elementwise, and each
-        row's member values are summed in a row of the same layout, then added to sigma's.
+        row's value is :func:`~gridsim.selection.ties.window_value` of its own row.
         """
         rows = np.flatnonzero(total <= step.budget_left)  # inf (too few members) never is
         count = picks.shape[1]
@@ -516,7 +521,7 @@ class SlotCriterion(Criterion):
         values = np.zeros((len(rows), count))
         values.ravel()[member] = z[: len(member)]
         score = np.full(len(total), -np.inf)
-        score[rows] = z[len(member) :] + values.sum(axis=1)
+        score[rows] = window_value(z[len(member) :], values)
         return score, None
 
     def score(self, window, nodes):
@@ -528,7 +533,7 @@ class SlotCriterion(Criterion):
         z = self.slot_values(
             slot_start, slot_end, q, cost, window.start, window.runtime, performance=performance
         )
-        return float(np.sum(np.broadcast_to(z, slot_start.shape)))
+        return float(window_value(0.0, np.broadcast_to(z, slot_start.shape)))
 
 
 def _q_values(slot_start, slot_end, q, cost, start, runtime):
@@ -774,16 +779,16 @@ class MultipleBest(Criterion):
 
     def search(self, profile, request):
         target = build_criterion(self.target)
-        best, best_key = None, None
-        for order, window in enumerate(self.alternatives(profile, request)):
-            key = (target.score(window, profile.nodes), -order)
-            if best_key is None or key > best_key:
-                best, best_key = window, key
+        alternatives = self.alternatives(profile, request)
+        if not alternatives:
+            return None
+        scores = np.array([target.score(window, profile.nodes) for window in alternatives])
+        # Ties (docs/model.md, "Ties"): the first alternative found among the best.
+        chosen = first_tied(scores)
         # Alternatives were cut from a profile holding the earlier ones: measure the chosen
         # window's neighbour distances in the real profile.
-        if best is None:
-            return None
-        return replace(profile.with_enclosing_slots(best), criterion_value=best_key[0])
+        best = profile.with_enclosing_slots(alternatives[chosen])
+        return replace(best, criterion_value=float(scores[chosen]))
 
     def score(self, window, nodes):
         return build_criterion(self.target).score(window, nodes)

@@ -1,8 +1,9 @@
 """Exact subset allocation at the steps of the window search [TY18, Sec. 3.3, eq. 2].
 
 Consumes the steps of a batch of sigmas (:class:`~gridsim.selection.steps._Step`) with each
-column's value ``z`` at each step; produces the best window among them that can still beat the
-best one found so far, solving the subset programme only where bounds cannot rule a step out.
+column's value ``z`` at each step; offers their windows to the tie rule
+(:class:`~gridsim.selection.ties.Contenders`), solving the subset programme only where bounds
+cannot rule a step out.
 """
 
 from __future__ import annotations
@@ -11,112 +12,120 @@ import math
 
 import numpy as np
 
-from gridsim.selection.steps import _NEG, _Choice, _Step
+from gridsim.selection.steps import _NEG, _Step
 from gridsim.selection.subset import best_subset
+from gridsim.selection.ties import Contenders, ordered_sum, window_value, with_slack
 
 #: Rows whose Lagrangian bound is computed together (amortises NumPy call overhead).
 _LAGRANGE_BLOCK = 32
 
 
 def _margin(value: float) -> float:
-    """How far below ``value`` a bound still counts as reaching it: bounds and values add the
-    same terms in other orders, so they may differ by rounding. Relative to ``value`` (as in
-    the criteria's pruning), since an absolute margin vanishes in the rounding of large values
-    (above about 3e7 for 1e-9) and a window tying the best one would then be pruned before
-    its tie-break is compared."""
+    """How far below ``value`` a Lagrangian bound, or a subset's value inside the subset
+    programme, still counts as reaching it: they add the same terms in other orders, so they
+    may differ by rounding. Relative to ``value``, as the criteria's pruning."""
     return 1e-9 * (abs(value) + 1.0) if math.isfinite(value) else 1e-9
 
 
-def choose_optimal(step: _Step, count: int, values, sigma_values, incumbent) -> _Choice | None:
-    """Exact subset allocation at every step whose bound can still beat ``incumbent``.
+def top_columns(values: np.ndarray, count: int) -> np.ndarray:
+    """Per row, the ``count`` columns of the largest values, in column order; among equal
+    values the lower columns (the cheaper slots: columns are in price order), so that the
+    choice is the same whichever order a partition leaves equal values in."""
+    rows = len(values)
+    kth = -np.partition(-values, count - 1, axis=1)[:, count - 1 : count]
+    above = values > kth
+    tied = values == kth
+    wanted = count - above.sum(axis=1, keepdims=True)
+    take = above | (tied & (np.cumsum(tied, axis=1) <= wanted))
+    return np.nonzero(take)[1].reshape(rows, count)
+
+
+def choose_optimal(step: _Step, count: int, values, sigma_values, contenders: Contenders) -> None:
+    """Exact subset allocation at every step that the tie rule may still choose; the rows'
+    windows are offered to ``contenders``.
 
     ``values`` is a (rows, cols) array of the columns' ``z`` at each step and
-    ``sigma_values`` the (rows,) ``z`` of sigma itself. Rows are visited by their
+    ``sigma_values`` the (rows,) ``z`` of sigma itself. A row's window is sigma and the
+    ``count`` members of the largest sum of ``z`` within the budget (ties: the cheaper
+    members), worth :func:`~gridsim.selection.ties.window_value`. Rows are visited by their
     budget-free bound; a row whose best ``count`` columns fit the budget is solved by them;
     otherwise its Lagrangian bound (:func:`lagrangian_bounds`) is tried before the subset
-    programme, which itself prunes against the incumbent.
+    programme, which itself prunes against the tie floor of the best window found.
     """
     rows = len(step.start)
     masked = np.where(step.member, values, _NEG)
-    row_index = np.arange(rows)[:, None]  # plain indexing: take_along_axis costs more here
+    budgeted = bool(np.isfinite(step.budget_left).any())
+    top = None  # the best columns of every row, where a budget needs their cost
     if count:
-        top = np.argpartition(-masked, count - 1, axis=1)[:, :count]
-        # Without a budget the best columns always fit: their cost is not needed.
-        top_cost = np.zeros(rows)
-        if np.isfinite(step.budget_left).any():
-            top_cost = step.cost[row_index, top].sum(axis=1)
-        bound = sigma_values + masked[row_index, top].sum(axis=1)
+        # The row's best value: its ``count`` largest member values, whichever columns hold
+        # them (-inf where a row has fewer members).
+        top_cost = np.zeros(rows)  # without a budget the best columns always fit
+        if budgeted:
+            top = top_columns(masked, count)
+            row_index = np.arange(rows)[:, None]
+            largest = masked[row_index, top]
+            top_cost = ordered_sum(step.cost[row_index, top])
+        else:
+            largest = -np.partition(-masked, count - 1, axis=1)[:, :count]
+        top_value = window_value(sigma_values, largest)
     else:
         top = np.empty((rows, 0), dtype=np.int64)
-        bound = sigma_values.copy()
+        top_value = sigma_values.copy()
         top_cost = np.zeros(rows)
-    bound = np.where(step.budget_left >= 0, bound, _NEG)
-    if rows and count and not np.isfinite(step.budget_left).any() and np.isfinite(bound).all():
-        return _best_unlimited(step, top, bound, incumbent)
-    best = incumbent
-    margin = 0.0 if best is None else _margin(best.key[0])
+
+    def best_columns(row: int) -> np.ndarray:
+        if top is not None:
+            return top[row]
+        # The same columns as top_columns: a stable sort keeps equal values in column order.
+        return np.sort(np.argsort(-masked[row], kind="stable")[:count])
+
+    # A row's value is at most that of its best columns (and exactly that if they fit).
+    bound = np.where(step.budget_left >= 0, top_value, _NEG)
+    if rows and count and not budgeted and np.isfinite(bound).all():
+        every = np.arange(rows)
+        step.offer(
+            contenders, every, bound, np.zeros(rows), lambda r: step.columns[best_columns(r)]
+        )
+        return
     order = np.lexsort((np.arange(rows), -bound))
     relaxed = np.full(rows, np.nan)  # Lagrangian bounds, computed a block of rows at a time
     # The loop reads Python floats: many rows often tie with the best (symmetric nodes) and
-    # are tested one by one, so NumPy's cost per scalar access would dominate. A row solved
-    # by its best columns has exactly the value the per-row sum gives (the same additions).
-    top_value = (sigma_values + values[row_index, top].sum(axis=1)).tolist()
+    # are tested one by one, so NumPy's cost per scalar access would dominate.
     top_fits = (top_cost <= step.budget_left).tolist()
     bounds = bound.tolist()
     performance = step.slots.performance[step.sigma].tolist()
-    negative_start = (-step.start).tolist()
+    starts, step_slots, sigmas = step.start.tolist(), step.step.tolist(), step.sigma.tolist()
     for position, row in enumerate(order.tolist()):
-        row_bound = bounds[row]
-        if not math.isfinite(row_bound):
-            break
-        if best is not None:
-            if row_bound + margin < best.key[0]:
-                break  # rows are in bound order: none of the rest can reach the best
-            if (row_bound + margin, 0.0, performance[row], negative_start[row]) <= best.key:
-                continue  # equal bound: a later row may still win the tie-break
+        ceiling = with_slack(bounds[row])
+        if not math.isfinite(ceiling) or ceiling < contenders.floor:
+            break  # rows are in bound order: none of the rest can be tied with the best
+        rank = (0.0, performance[row], -starts[row], -sigmas[row], -step_slots[row])
+        if contenders.outranks(ceiling, rank):
+            # A window tied with anything the row can give outranks it.
+            record = (ceiling, 0.0, performance[row], starts[row], sigmas[row], step_slots[row])
+            contenders.skip(ceiling, lambda record=record: record)
+            continue
         if top_fits[row]:
-            picks, value = top[row], top_value[row]
-        else:
-            members = np.flatnonzero(step.member[row])
-            row_values, row_costs = values[row, members], step.cost[row, members]
-            floor = -np.inf if best is None else best.key[0] - float(sigma_values[row]) - margin
-            if best is not None:
-                if np.isnan(relaxed[row]):
-                    block = order[position : position + _LAGRANGE_BLOCK]
-                    relaxed[block] = lagrangian_bounds(
-                        masked[block], step.cost[block], count, step.budget_left[block]
-                    )
-                if relaxed[row] <= floor:
-                    continue
-            chosen = best_subset(row_values, row_costs, count, step.budget_left[row], floor)
-            if chosen is None:
+            contenders.offer(step.choice(row, bounds[row], 0.0, step.columns[best_columns(row)]))
+            continue
+        members = np.flatnonzero(step.member[row])
+        row_values, row_costs = values[row, members], step.cost[row, members]
+        floor = contenders.floor
+        if math.isfinite(floor):
+            floor -= float(sigma_values[row]) + _margin(floor)
+            if np.isnan(relaxed[row]):
+                block = order[position : position + _LAGRANGE_BLOCK]
+                relaxed[block] = lagrangian_bounds(
+                    masked[block], step.cost[block], count, step.budget_left[block]
+                )
+            if relaxed[row] <= floor:
                 continue
-            picks = members[list(chosen)]
-            value = float(sigma_values[row] + values[row, picks].sum())
-        if best is None or (value, 0.0, performance[row], negative_start[row]) > best.key:
-            best = step.choice(row, value, 0.0, step.columns[picks])  # ties keep the first
-            margin = _margin(value)
-    return best if best is not incumbent else None
-
-
-def _best_unlimited(step: _Step, top, value, incumbent) -> _Choice | None:
-    """The loop of :func:`choose_optimal` when no row has a budget: every row is solved by
-    its best columns ``top``, so its value is its bound (``value``, all finite), and the loop
-    keeps the row with the largest key (value, performance, earlier start), the first in
-    row order among equal keys (rows of equal value are visited in row order), if it beats
-    ``incumbent``. Taken here in a few NumPy calls instead of one Python step per row."""
-    tied = np.flatnonzero(value == value.max())
-    if len(tied) > 1:
-        performance = step.slots.performance[step.sigma[tied]]
-        tied = tied[performance == performance.max()]
-    if len(tied) > 1:
-        start = step.start[tied]
-        tied = tied[start == start.min()]
-    row = int(tied[0])
-    key = step.key(row, float(value[row]), 0.0)
-    if incumbent is not None and not key > incumbent.key:
-        return None
-    return step.choice(row, float(value[row]), 0.0, step.columns[top[row]])
+        chosen = best_subset(row_values, row_costs, count, step.budget_left[row], floor)
+        if chosen is None:
+            continue
+        picks = members[list(chosen)]
+        value = float(window_value(sigma_values[row], values[row, picks]))
+        contenders.offer(step.choice(row, value, 0.0, step.columns[picks]))
 
 
 def lagrangian_bounds(

@@ -22,7 +22,8 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from gridsim.selection.criteria import FirstFit, MinFinish, SlotCriterion, register
-from gridsim.selection.steps import _NEG, _Step, choose_cheapest
+from gridsim.selection.steps import _Step, choose_cheapest
+from gridsim.selection.ties import Contenders, ordered_sum
 from gridsim.selection.window_search import find_window
 
 #: Distances at most this long count as zero (PAST rule 1: "adjacent" slots).
@@ -33,13 +34,14 @@ def choose_in_slot_order(
     step: _Step,
     count: int,
     value,
+    contenders: Contenders,
     equal_starts: str = "node",
     ties: str = "fastest",
     falls_with_start: bool = False,
-) -> object:
+) -> None:
     """Backfilling without tie-break rules: at every step take the first ``count`` member slots
     in slot order (start, then node) [TY20, Sec. 3.2, Fig. 2], falling back to the cheapest
-    subset where they break the budget; keep the step with the best ``value``.
+    subset where they break the budget; offer the steps, worth ``value``, to ``contenders``.
 
     ``equal_starts`` orders slots that start together (``node``: by node, the slot list's
     order; ``fastest``/``slowest``: by performance); ``ties`` decides between steps of equal
@@ -55,9 +57,9 @@ def choose_in_slot_order(
             slower_first = -s.slots.performance[s.sigma] if ties == "slowest" else None
             return value(s.start, s.runtime), slower_first
 
-        return choose_cheapest(step, count, one_node)
+        return choose_cheapest(step, count, one_node, contenders)
     if np.isinf(step.budget_left).all() and equal_starts == "node" and ties == "fastest":
-        return _first_in_slot_order_unlimited(step, count, value, falls_with_start)
+        return _first_in_slot_order_unlimited(step, count, value, falls_with_start, contenders)
     # The first ``count`` members in slot order (columns are kept in price order).
     in_order = _slot_order(step, equal_starts)
     member = step.member[:, in_order]
@@ -66,20 +68,16 @@ def choose_in_slot_order(
     take_row, take_col = np.nonzero(member & (rank <= count))
     first[take_row, rank[take_row, take_col] - 1] = in_order[take_col]
     complete = (first >= 0).all(axis=1)
-    first_cost = np.where(
-        complete, np.take_along_axis(step.cost, np.maximum(first, 0), axis=1).sum(axis=1), np.inf
-    )
+    first_cost = ordered_sum(np.sort(np.take_along_axis(step.cost, np.maximum(first, 0), axis=1)))
+    first_cost = np.where(complete, first_cost, np.inf)
     cheap, _cheap_cost, cheap_ok = step.cheapest(count)
     use_first = complete & (first_cost <= step.budget_left)
     chosen = np.where(use_first[:, None], step.columns[first], cheap)
-    affordable = use_first | cheap_ok
-    if not affordable.any():
-        return None
-    score = np.where(affordable, value(step.start, step.runtime), _NEG)
-    performance = step.slots.performance[step.sigma]
+    rows = np.flatnonzero(use_first | cheap_ok)
+    score = value(step.start[rows], step.runtime[rows])
+    performance = step.slots.performance[step.sigma[rows]]
     secondary = -performance if ties == "slowest" else np.zeros_like(performance)
-    row = int(np.lexsort((step.start, -performance, -secondary, -score))[0])
-    return step.choice(row, float(score[row]), float(secondary[row]), chosen[row])
+    step.offer(contenders, rows, score, secondary, chosen[rows])
 
 
 def _slot_order(step: _Step, equal_starts: str) -> np.ndarray:
@@ -92,14 +90,14 @@ def _slot_order(step: _Step, equal_starts: str) -> np.ndarray:
 
 
 def _first_in_slot_order_unlimited(
-    step: _Step, count: int, value, falls_with_start: bool
-) -> object:
+    step: _Step, count: int, value, falls_with_start: bool, contenders: Contenders
+) -> None:
     """``choose_in_slot_order`` without a budget: every row with enough members is affordable,
-    so only the best row's members are looked up.
+    so only the members of the rows the tie rule keeps are looked up.
 
     If ``value`` never grows with the start at a fixed runtime (``falls_with_start``), a
     sigma's best row is its first row with enough members: later rows of the same sigma start
-    no earlier, so they have no better value and lose the ties (start, then row order). Rows
+    no earlier, so they have no better value and a lower rank (later start or step). Rows
     are then tested in blocks from each sigma's first step, and a sigma drops out at its first
     complete row: the membership matrix of a busy profile's hundreds of rows per sigma is
     never built.
@@ -108,15 +106,13 @@ def _first_in_slot_order_unlimited(
         complete = step.first_complete_rows(count)
     else:
         complete = np.flatnonzero(step.member.sum(axis=1) >= count)
-    if len(complete) == 0:
-        return None
     score = value(step.start[complete], step.runtime[complete])
-    performance = step.slots.performance[step.sigma[complete]]
-    best = int(np.lexsort((step.start[complete], -performance, -score))[0])
-    row = int(complete[best])
-    members = np.flatnonzero(step.member_block(np.array([row]), slice(None))[0])
-    chosen = np.sort(step.columns[members])[:count]
-    return step.choice(row, float(score[best]), 0.0, chosen)
+
+    def first_members(position: int) -> np.ndarray:
+        members = step.member_block(complete[position : position + 1], slice(None))[0]
+        return np.sort(step.columns[np.flatnonzero(members)])[:count]
+
+    step.offer(contenders, complete, score, np.zeros(len(complete)), first_members)
 
 
 class InSlotOrder:
@@ -128,9 +124,9 @@ class InSlotOrder:
 
     takes_cheapest: ClassVar[bool] = False
 
-    def choose(self, step, count, incumbent):
+    def choose(self, step, count, contenders):
         return choose_in_slot_order(
-            step, count, self.value, falls_with_start=_falls_with_start(self)
+            step, count, self.value, contenders, falls_with_start=_falls_with_start(self)
         )
 
 
@@ -177,10 +173,11 @@ class BFstart(InSlotOrder, FirstFit):
         criterion = _OWN_SLOT_START if self.start_of == "slot" else self
         return find_window(profile.slot_table(), request, criterion)
 
-    def choose(self, step, count, incumbent):
+    def choose(self, step, count, contenders):
         return choose_in_slot_order(
-            step, count, self.value, self.equal_starts, self.ties, _falls_with_start(self)
-        )
+            step, count, self.value, contenders, self.equal_starts, self.ties,
+            _falls_with_start(self),
+        )  # fmt: skip
 
 
 def _check_choice(field_name: str, value: str, allowed: tuple[str, ...]) -> None:

@@ -1,13 +1,14 @@
 """The steps of the window search: rows (sigma, start) with their candidate members.
 
 Consumes the candidate slots of a request and the candidate slowest slots ``sigma`` in the order
-the search visits them; produces, per batch of sigmas, the steps as rows (:class:`_Step`) and the
-best window among them for criteria that take the cheapest affordable subset at every step
-(window-level and Lite criteria, [TY18, Sec. 3.3; TY19, Sec. 4.2]).
+the search visits them; produces, per batch of sigmas, the steps as rows (:class:`_Step`) and,
+for criteria that take the cheapest affordable subset at every step (window-level and Lite
+criteria, [TY18, Sec. 3.3; TY19, Sec. 4.2]), their windows, offered to the tie rule
+(:class:`~gridsim.selection.ties.Contenders`).
 
 Such a criterion's value at a step depends on that step alone, so the steps of the sigmas the
 search will visit are evaluated ahead in a few large batches (:class:`CheapestRows`); the search
-then takes each of its chunks' best row from them, exactly as if the chunk had been evaluated on
+then offers each of its chunks' rows from them, exactly as if the chunk had been evaluated on
 its own: every per-row quantity is computed row by row (elementwise, or reduced along the row),
 so it does not depend on which other rows share the batch.
 """
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from gridsim.model import Request
+from gridsim.selection.ties import Choice, Contenders, ordered_sum
 
 if TYPE_CHECKING:
     from gridsim.selection.window_search import Candidates
@@ -75,17 +77,6 @@ RowValues = Callable[..., tuple[np.ndarray, np.ndarray | None]]
 #: An upper bound of every row's value before its members are found: ``(step, count) ->
 #: (rows,)`` (:func:`~gridsim.selection.block_bounds.step_bounds`).
 RowBounds = Callable[["_Step", int], np.ndarray | None]
-
-
-@dataclass(frozen=True)
-class _Choice:
-    """The best window of one ``sigma``: enough to build the Window at the end."""
-
-    key: tuple[float, float, float, float]
-    sigma: int
-    start: float
-    runtime: float
-    others: tuple[int, ...]
 
 
 def _steps(
@@ -268,10 +259,6 @@ class _Step:
         kept.__dict__["_least_finish"] = self._least_finish
         return kept
 
-    def key(self, row: int, value: float, secondary: float = 0.0) -> tuple[float, ...]:
-        perf = float(self.slots.performance[self.sigma[row]])
-        return (value, secondary, perf, -float(self.start[row]))
-
     def cheapest(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per row: the ``count`` cheapest members, their total cost, and affordability.
 
@@ -291,7 +278,7 @@ class _Step:
             picks, found = sets.cheapest(members, count)
         complete = found == count
         price = self.slots.price
-        total = self.runtime * np.where(picks >= 0, price[picks], 0.0).sum(axis=1)
+        total = self.runtime * ordered_sum(np.where(picks >= 0, price[picks], 0.0))
         total = np.where(complete, total, np.inf)
         return picks, total, complete & (total <= self.budget_left)
 
@@ -309,26 +296,41 @@ class _Step:
         picks[row[first], rank[first]] = self.columns[hit[first] % width]
         return picks, np.minimum(per_row, count)
 
-    def choice(self, row: int, value: float, secondary: float, members) -> _Choice:
+    def choice(self, row: int, value: float, secondary: float, members) -> Choice:
         """The window of ``row`` with the chosen members (slot indices)."""
-        others = tuple(sorted(int(m) for m in members))
-        return _Choice(
-            self.key(row, value, secondary),
-            int(self.sigma[row]),
-            float(self.start[row]),
-            float(self.runtime[row]),
-            others,
+        return Choice(
+            value=float(value),
+            secondary=float(secondary),
+            performance=float(self.slots.performance[self.sigma[row]]),
+            start=float(self.start[row]),
+            step=int(self.step[row]),
+            sigma=int(self.sigma[row]),
+            runtime=float(self.runtime[row]),
+            others=tuple(sorted(int(m) for m in members)),
+        )
+
+    def offer(self, contenders: Contenders, rows, value, secondary, members) -> None:
+        """Offer ``rows`` (indices) to ``contenders``, worth ``value`` and ``secondary``
+        (arrays over ``rows``) with their ``members``: a (rows, count) array of slot indices,
+        or a function of a position in ``rows`` giving them (called for the rows kept)."""
+        if not callable(members):
+            members = members.__getitem__
+        contenders.offer_rows(
+            value,
+            secondary,
+            self.slots.performance[self.sigma[rows]],
+            self.start[rows],
+            self.sigma[rows],
+            self.step[rows],
+            lambda r: self.choice(rows[r], value[r], secondary[r], members(r)),
         )
 
 
-def choose_cheapest(step: _Step, count: int, row_values: RowValues) -> _Choice | None:
-    """Take the cheapest affordable subset at every step; keep the row with the best key."""
+def choose_cheapest(step: _Step, count: int, row_values: RowValues, contenders: Contenders) -> None:
+    """Take the cheapest affordable subset at every step; offer the rows to ``contenders``."""
     picks, score, secondary, affordable = _score_cheapest(step, count, row_values)
-    if not affordable.any():
-        return None
-    perf = step.slots.performance[step.sigma]
-    row = _best_row(step.start, -perf, -secondary, -score)
-    return step.choice(row, float(score[row]), float(secondary[row]), picks[row])
+    rows = np.flatnonzero(affordable)
+    step.offer(contenders, rows, score[rows], secondary[rows], picks[rows])
 
 
 def _score_cheapest(step: _Step, count: int, row_values: RowValues):
@@ -340,34 +342,21 @@ def _score_cheapest(step: _Step, count: int, row_values: RowValues):
     return picks, score, secondary, affordable
 
 
-def _best_row(start, negative_perf, negative_secondary, negative_score) -> int:
-    """Best value, then secondary, then faster group, then earlier start; then the first row.
-
-    Only the rows of the best value are sorted (no value is best when one is NaN: all are).
-    """
-    tied = np.flatnonzero(negative_score == negative_score.min())
-    if len(tied) == 1:
-        return int(tied[0])
-    if len(tied) == 0:
-        tied = np.arange(len(negative_score))
-    keys = (start[tied], negative_perf[tied], negative_secondary[tied], negative_score[tied])
-    return int(tied[np.lexsort(keys)[0]])
-
-
 class CheapestRows:
     """The steps of the visited sigmas, evaluated ahead for a cheapest-subset criterion.
 
-    :meth:`best` answers what :func:`choose_cheapest` would for the steps of a chunk of
+    :meth:`offer` offers what :func:`choose_cheapest` would for the steps of a chunk of
     ``sigmas`` (a slice of the visiting order). A chunk not yet evaluated is evaluated with
     the sigmas after it, up to ``_AHEAD`` times the sigmas evaluated so far but never past a
-    sigma that cannot beat the best window found: the search never visits such a sigma. A
+    sigma that cannot reach the best window found: the search never visits such a sigma. A
     long search (the Lite criteria visit most sigmas) then costs a few NumPy passes instead
     of one per chunk, and a short one evaluates what it visits.
 
-    With ``row_bounds``, the rows whose bound is below the value of the best window found
-    before the batch are left out: their values are below it, so they cannot be a chunk's
-    best row that beats it, nor tie it (a tie goes to the window found first), and the
-    search chooses the same window as when evaluating every row.
+    ``kept(begin, end)`` says which of ``sigmas[begin:end]`` to evaluate (the others get no
+    rows: the search skips them). With ``row_bounds``, the rows whose bound is below the tie
+    floor of the best window found before the batch are left out: their values are below it,
+    so the tie rule cannot choose them (:mod:`~gridsim.selection.ties`), and the search
+    chooses the same window as when evaluating every row.
     """
 
     def __init__(
@@ -379,50 +368,54 @@ class CheapestRows:
         row_values: RowValues,
         first_step: np.ndarray | None = None,
         row_bounds: RowBounds | None = None,
+        kept: Callable[[int, int], np.ndarray] | None = None,
     ) -> None:
         self.slots, self.sigmas, self.runtime = slots, sigmas, runtime
         self.request, self.row_values, self.row_bounds = request, row_values, row_bounds
-        self.first_step = first_step
+        self.first_step, self.kept = first_step, kept
         self.first_row = np.zeros(1, dtype=np.int64)  # per visited sigma, then the end
         self.rows: dict[str, np.ndarray] = {}
 
-    def best(
-        self, chunk: slice, reach: Callable[[int, int], int], floor: float | None = None
-    ) -> _Choice | None:
-        """The best row of the chunk's steps; ``reach(begin, end)`` tells how far the search
-        can still go (the sigmas past it cannot beat the best window found so far), ``floor``
-        is that window's value (None before one is found)."""
+    def offer(self, chunk: slice, reach: Callable[[int, int], int], contenders: Contenders) -> None:
+        """Offer the rows of the chunk's steps to ``contenders``; ``reach(begin, end)`` tells
+        how far the search can still go (the sigmas past it cannot reach the best window
+        found so far)."""
         stop = min(chunk.stop, len(self.sigmas))
         evaluated = len(self.first_row) - 1
         if stop > evaluated:
             ahead = max(stop, _AHEAD * evaluated)
-            self._evaluate(evaluated, reach(evaluated, ahead), floor)
+            self._evaluate(evaluated, reach(evaluated, ahead), contenders.floor)
         begin, end = self.first_row[chunk.start], self.first_row[stop]
         rows = {name: column[begin:end] for name, column in self.rows.items()}
-        if begin == end or not rows["affordable"].any():
-            return None
-        row = _best_row(rows["start"], rows["-perf"], rows["-secondary"], rows["-score"])
-        return _Choice(
-            key=(
-                -float(rows["-score"][row]),
-                -float(rows["-secondary"][row]),
-                -float(rows["-perf"][row]),
-                -float(rows["start"][row]),
-            ),
-            sigma=int(rows["sigma"][row]),
-            start=float(rows["start"][row]),
-            runtime=float(rows["runtime"][row]),
-            others=tuple(sorted(int(m) for m in rows["picks"][row])),
-        )
+        if begin == end:
+            return
 
-    def _evaluate(self, begin: int, end: int, floor: float | None = None) -> None:
-        """Evaluate the steps of ``sigmas[begin:end]`` and append them to the rows, leaving
-        out those whose bound is below ``floor``."""
+        def build(row: int) -> Choice:
+            return Choice(
+                value=float(rows["score"][row]),
+                secondary=float(rows["secondary"][row]),
+                performance=float(rows["performance"][row]),
+                start=float(rows["start"][row]),
+                step=int(rows["step"][row]),
+                sigma=int(rows["sigma"][row]),
+                runtime=float(rows["runtime"][row]),
+                others=tuple(sorted(int(m) for m in rows["picks"][row])),
+            )
+
+        contenders.offer_rows(
+            rows["score"], rows["secondary"], rows["performance"], rows["start"], rows["sigma"],
+            rows["step"], build,
+        )  # fmt: skip
+
+    def _evaluate(self, begin: int, end: int, floor: float) -> None:
+        """Evaluate the steps of ``sigmas[begin:end]`` and append their affordable rows,
+        leaving out those whose bound is below ``floor``."""
         end = min(end, len(self.sigmas))
         sigmas = self.sigmas[begin:end]
-        step = _steps(self.slots, sigmas, self.runtime, self.request, self.first_step)
+        evaluated = sigmas if self.kept is None else sigmas[self.kept(begin, end)]
+        step = _steps(self.slots, evaluated, self.runtime, self.request, self.first_step)
         count = self.request.n - 1
-        if step is not None and floor is not None and self.row_bounds is not None and count:
+        if step is not None and floor > -np.inf and self.row_bounds is not None and count:
             criterion = type(getattr(self.row_bounds, "__self__", self.row_bounds))
             bounds = self.row_bounds(step, count) if BOUNDING.wanted(criterion) else None
             if bounds is not None:
@@ -438,18 +431,19 @@ class CheapestRows:
             )
             return
         picks, score, secondary, affordable = _score_cheapest(step, count, self.row_values)
+        kept = np.flatnonzero(affordable)
         position = np.empty(len(self.slots), dtype=np.int64)
         position[sigmas] = np.arange(len(sigmas))
-        owners = np.searchsorted(position[step.sigma], np.arange(1, len(sigmas) + 1))
+        owners = np.searchsorted(position[step.sigma[kept]], np.arange(1, len(sigmas) + 1))
         batch = {
-            "sigma": step.sigma,
-            "runtime": step.runtime,
-            "start": step.start,
-            "-perf": -self.slots.performance[step.sigma],
-            "-secondary": -secondary,
-            "-score": -score,
-            "affordable": affordable,
-            "picks": picks,
+            "sigma": step.sigma[kept],
+            "step": step.step[kept],
+            "runtime": step.runtime[kept],
+            "start": step.start[kept],
+            "performance": self.slots.performance[step.sigma[kept]],
+            "secondary": secondary[kept],
+            "score": score[kept],
+            "picks": picks[kept],
         }
         if self.rows:
             batch = {name: np.concatenate((self.rows[name], batch[name])) for name in batch}

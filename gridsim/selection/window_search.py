@@ -15,28 +15,28 @@ with the same candidate starts (the starts of the group's slots), reorganised fo
   other ``n - 1`` tasks come from the candidates of that step. This makes the runtime of every
   window exactly ``V / min p`` (the paper's rule 3(c)v.A skips steps without such a slot).
 * Each ``sigma`` gets an optimistic bound of the best window it can give; they are visited
-  best bound first and the search stops when no bound can beat the best window found
-  (branch and bound: exact, and most ``sigma`` are never evaluated).
+  best bound first and the search stops when no bound can reach the tie floor of the best
+  window found (branch and bound: exact, and most ``sigma`` are never evaluated).
 * The steps of one ``sigma`` are evaluated together as a NumPy matrix (steps x candidates);
   the exact subset programme (:func:`~gridsim.selection.subset.best_subset`) runs only for
-  steps whose bound still beats the best window and whose unconstrained best subset breaks
+  steps whose bound still reaches the best window and whose unconstrained best subset breaks
   the budget.
 * Criteria that take the cheapest subset at every step (window-level and Lite) read each
   step's ``n - 1`` cheapest candidates as the lowest set bits of a bitset over the slots in
   price order (:mod:`~gridsim.selection.members`), and their steps are evaluated ahead in a
   few large batches (:class:`~gridsim.selection.steps.CheapestRows`).
 
-Ties are broken as the paper's scan meets windows: higher criterion value, then (for criteria
-that say so) a secondary value, then the faster group, then the earlier start.
-
-Why the last point changes no choice: the sigmas are still visited in the same order, in the
-same chunks, each chunk keeping its first best row and the search stopping at the same sigma;
-only where the rows' numbers are computed moved. Every number of a row (its cheapest members,
-their total cost, its value) is computed from that row alone, elementwise or reduced along the
-row, so it is the same whichever rows share the batch; the members are the same set, taken in
-the same (price, list) order; the bounds partition the same matrix rows as before (only rows of
-sigmas whose bound cannot be finite are left out). ``tests/test_window_choices.py`` checks every
-criterion's window, to the last bit, against the choices recorded before the change.
+Which window wins among windows of equal value is the tie rule of
+:mod:`~gridsim.selection.ties`: values within a tolerance of the best are tied, and the tied
+window the paper's scan meets first wins (the faster group, the earlier start, ...). Every
+window found is offered to :class:`~gridsim.selection.ties.Contenders`, which keeps those the
+rule may still choose, so the choice depends neither on the order in which sigmas are visited
+(their bounds are sums whose last bits depend on NumPy's SIMD kernels) nor on how batches are
+cut. Values that decide a choice are summed in a fixed order
+(:func:`~gridsim.selection.ties.window_value`), so they are the same on every machine; bounds,
+which only prune, are raised by a slack for their rounding before they are compared with the
+tie floor. ``tests/test_window_choices.py`` checks every criterion's window against the
+choices recorded, also in a process whose NumPy runs without SIMD kernels.
 """
 
 from __future__ import annotations
@@ -51,7 +51,8 @@ from gridsim.model import Request, Slot, Window
 from gridsim.profile import SlotTable
 from gridsim.selection.earliest import first_steps
 from gridsim.selection.members import MemberSets
-from gridsim.selection.steps import CheapestRows, _Choice, _steps
+from gridsim.selection.steps import CheapestRows, _steps
+from gridsim.selection.ties import Choice, Contenders, with_slack
 
 if TYPE_CHECKING:
     from gridsim.selection.criteria import Criterion
@@ -109,56 +110,88 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
     visits = VisitingOrder(slots, sigmas, runtime, request, criterion)
     if not visits.lazy:
         visits.extend(len(sigmas))
+    contenders = Contenders()
 
-    def reach(best: _Choice | None, begin: int, end: int) -> int:
-        """The first position in ``[begin, end)`` whose sigma cannot beat ``best`` (else
-        ``end``): sigmas are sorted by the same key as the bounds, so the search ends there."""
-        visits.settle(end, best)
-        sigmas, bounds = visits.sigmas, visits.bounds
-        end = min(end, len(sigmas))
-        if best is None:
-            return end
-        hopeful = _beats(
-            best.key,
-            bounds[begin:end],
-            criterion.secondary_bound,
-            slots.performance[sigmas[begin:end]],
-            slots.start[sigmas[begin:end]],
-        )
-        return end if hopeful.all() else begin + int(np.argmin(hopeful))
+    def reach(begin: int, end: int) -> int:
+        """The first position in ``[begin, end)`` whose sigma cannot reach the tie floor of
+        the best window found (else ``end``): sigmas are sorted by bound, so the search ends
+        there."""
+        visits.settle(end, contenders)
+        end = min(end, len(visits.sigmas))
+        below = visits.ceilings[begin:end] < contenders.floor
+        return begin + int(np.argmax(below)) if below.any() else end
 
     first_step = first_steps(
         slots, visits.sigmas if not visits.lazy else sigmas, runtime, request.n
     )
 
+    def outranked(begin: int, end: int, run: bool = False) -> np.ndarray:
+        """Which of the sigmas visited at ``begin:end`` a window found outranks, whatever
+        windows they hold (each starts no earlier than its slot, in its own step or later):
+        they are skipped, and recorded as such (:class:`Contenders`). ``run``: only the
+        first ones, up to the first that is not outranked."""
+        if not contenders.choices or not contenders.skipping or end <= begin:
+            return np.zeros(max(end - begin, 0), dtype=bool)
+        chosen, ceilings = visits.sigmas[begin:end], visits.ceilings[begin:end]
+        ranks = (criterion.secondary_bound, visits.performance[begin:end],
+                 visits.start[begin:end], chosen, chosen)  # fmt: skip
+        mask = contenders.outranked(ceilings, *ranks)
+        if run and not mask.all():
+            mask[int(np.argmin(mask)) :] = False
+        if mask.any():
+            contenders.skip(
+                float(ceilings[mask].max()),
+                lambda: (ceilings[mask], *(np.broadcast_to(r, mask.shape)[mask] for r in ranks)),
+            )
+        return mask
+
+    def evaluate(chosen: np.ndarray) -> None:
+        """Offer the windows of the sigmas ``chosen`` (slot indices)."""
+        steps = _steps(slots, chosen, runtime, request, first_step)
+        if steps is not None:
+            criterion.choose(steps, request.n - 1, contenders)
+
     if criterion.takes_cheapest:
         sigmas = visits.sigmas  # all of them: the criteria that take the cheapest are not lazy
         ahead = CheapestRows(
-            slots, sigmas, runtime, request, criterion.row_values, first_step, criterion.step_bounds
-        )
+            slots, sigmas, runtime, request, criterion.row_values, first_step,
+            criterion.step_bounds, lambda begin, end: ~outranked(begin, end),
+        )  # fmt: skip
 
-        def choose(chunk: slice, best: _Choice | None) -> _Choice | None:
-            floor = None if best is None else best.key[0]
-            return ahead.best(chunk, lambda begin, end: reach(best, begin, end), floor)
+        def choose(chunk: slice) -> None:
+            ahead.offer(chunk, reach, contenders)
     else:
 
-        def choose(chunk: slice, best: _Choice | None) -> _Choice | None:
-            steps = _steps(slots, visits.sigmas[chunk], runtime, request, first_step)
-            return None if steps is None else criterion.choose(steps, request.n - 1, best)
+        def choose(chunk: slice) -> None:
+            chosen = visits.sigmas[chunk]
+            evaluate(chosen[~outranked(chunk.start, chunk.stop)] if contenders.choices else chosen)
 
-    best: _Choice | None = None
     position, batch = 0, 1
-    while visits.settle(position + 1, best) > position:
-        stop = reach(best, position, position + batch)
+    while visits.settle(position + 1, contenders) > position:
+        sigma = int(visits.sigmas[position])
+        rank = (criterion.secondary_bound, float(visits.performance[position]),
+                -float(visits.start[position]), -sigma, -sigma)  # fmt: skip
+        if contenders.choices and contenders.outranks(float(visits.ceilings[position]), rank):
+            # Past the first sigmas a window found outranks (of those in their final place;
+            # any below the tie floor among them would end the search anyway).
+            skipped = outranked(position, visits.settled(contenders), run=True)
+            if skipped.any():
+                position += int(skipped.sum())
+                continue
+        stop = reach(position, position + batch)
         if stop == position:
             break
-        choice = choose(slice(position, stop), best)
-        if choice is not None and (best is None or choice.key > best.key):
-            best = choice
+        choose(slice(position, stop))
         position = stop
         # Doubling batches: few NumPy calls when many sigmas are needed, little waste when
         # the first one settles the search.
         batch = min(2 * batch, criterion.batch_limit)
+    # Sigmas skipped by rank whose skip a better window found later undid: evaluated in full.
+    unsettled = contenders.unsettled()
+    if len(unsettled):
+        contenders.skipping = False
+        evaluate(unsettled)
+    best = contenders.best()
     return None if best is None else _build_window(slots, best, request)
 
 
@@ -173,7 +206,7 @@ class VisitingOrder:
     below the bound) bounds are computed in blocks, highest ceiling first, only as far as the
     search needs: the first ``k`` sigmas of the order are known once the ``k``-th known bound
     is above every ceiling not yet computed, and the sigmas left are never visited once their
-    ceilings cannot beat the best window found. A sigma's bound does not depend on which
+    ceilings cannot reach the best window found. A sigma's bound does not depend on which
     other sigmas are computed with it (every quantity is per pair or per row), so the order,
     the bounds and hence every choice are those of computing all bounds at once.
     """
@@ -193,23 +226,33 @@ class VisitingOrder:
             by_ceiling = by_ceiling[ceilings[by_ceiling] > -np.inf]
             sigmas, ceilings = sigmas[by_ceiling], ceilings[by_ceiling]
         self._pending, self._ceilings = sigmas, ceilings
-        self._known = np.empty(0, dtype=np.int64)
-        self._known_bounds = np.empty(0)
-        self.sigmas, self.bounds = self._known, self._known_bounds
+        self.sigmas, self.bounds = np.empty(0, dtype=np.int64), np.empty(0)
+        #: The bounds raised by the slack of their sums (what the tie floor is compared with).
+        self.ceilings = np.empty(0)
+        #: The sigmas' performance and start (their windows' highest rank).
+        self.performance, self.start = np.empty(0), np.empty(0)
         self._block = self.FIRST_BLOCK
 
-    def settle(self, end: int, best: _Choice | None) -> int:
+    def settle(self, end: int, contenders: Contenders | None) -> int:
         """Compute bounds until the first ``end`` sigmas of the order are known, or the
-        sigmas not yet computed cannot beat ``best``; the number of sigmas known."""
+        sigmas not yet computed cannot reach the tie floor of the best window found; the
+        number of sigmas known."""
         while len(self._pending) and self.lazy:
             top = self._ceilings[0]
             if end <= len(self.sigmas) and self.bounds[end - 1] > top:
                 break
-            if best is not None and top < best.key[0]:
-                break  # below the best window's value: not visited, whatever the tie-breaks
+            if contenders is not None and top < contenders.floor:
+                break  # below the tie floor: not visited, whatever the ranks
             self.extend(self._block)
             self._block *= 2
         return len(self.sigmas)
+
+    def settled(self, contenders: Contenders) -> int:
+        """How many of the sigmas known are in their final place: those whose bound is above
+        every ceiling not yet computed (all, if those cannot reach the tie floor)."""
+        if not self.lazy or not len(self._pending) or self._ceilings[0] < contenders.floor:
+            return len(self.sigmas)
+        return int(np.searchsorted(-self.bounds, -self._ceilings[0], side="left"))
 
     def extend(self, count: int) -> None:
         """Compute the bounds of the next ``count`` sigmas and merge them into the order."""
@@ -219,8 +262,8 @@ class VisitingOrder:
         runtimes = self.runtime[sigmas]
         joinable = Joinable.of(self.slots, sigmas, runtimes, self.request)
         bounds = self.criterion.sigma_bounds(self.slots, sigmas, runtimes, self.request, joinable)
-        sigmas = np.concatenate((self._known, sigmas))
-        bounds = np.concatenate((self._known_bounds, bounds))
+        sigmas = np.concatenate((self.sigmas, sigmas))
+        bounds = np.concatenate((self.bounds, bounds))
         # Visit the most promising sigma first: bound, then faster group, then earlier start;
         # sigmas that cannot form an affordable window (bound -inf) are dropped; a bound of
         # +inf (a distance criterion in a slot open to the right) is kept.
@@ -228,8 +271,9 @@ class VisitingOrder:
         slots = self.slots
         order = np.lexsort((sigmas, slots.start[sigmas], -slots.performance[sigmas], -bounds))
         order = order[bounds[order] > -np.inf]
-        self._known, self._known_bounds = sigmas[order], bounds[order]
-        self.sigmas, self.bounds = self._known, self._known_bounds
+        self.sigmas, self.bounds = sigmas[order], bounds[order]
+        self.ceilings = with_slack(self.bounds)
+        self.performance, self.start = slots.performance[self.sigmas], slots.start[self.sigmas]
 
 
 @dataclass(frozen=True)
@@ -305,6 +349,9 @@ class Joinable:
             cheapest = cost[:, :others]
             total = np.full(len(sigmas), np.inf)
             total[priced] = cheapest.sum(axis=1)
+            # Sums in whatever order the partition left: pruning only, with slack (the rows'
+            # costs, summed in price order, decide what is affordable).
+            budget_left = with_slack(budget_left)
             affordable &= total <= budget_left
             rest_cost = np.full(len(sigmas), np.inf)
             rest_cost[priced] = total[priced] - cheapest.max(axis=1)
@@ -314,22 +361,7 @@ class Joinable:
         return row, col, affordable
 
 
-def _beats(key, bounds, secondary_bound, performance, start) -> np.ndarray:
-    """Which bound keys ``(bound, secondary_bound, performance, -start)`` exceed ``key``."""
-    value, secondary, perf, negative_start = key
-    return (bounds > value) | (
-        (bounds == value)
-        & (
-            (secondary_bound > secondary)
-            | (
-                (secondary_bound == secondary)
-                & ((performance > perf) | ((performance == perf) & (-start > negative_start)))
-            )
-        )
-    )
-
-
-def _build_window(slots: Candidates, choice: _Choice, request: Request) -> Window:
+def _build_window(slots: Candidates, choice: Choice, request: Request) -> Window:
     chosen = sorted((choice.sigma, *choice.others), key=lambda i: int(slots.node[i]))
     cost_sigma = choice.runtime * slots.price[choice.sigma]
     cost = float(cost_sigma + sum(choice.runtime * slots.price[i] for i in choice.others))
@@ -342,5 +374,5 @@ def _build_window(slots: Candidates, choice: _Choice, request: Request) -> Windo
             for i in chosen
         ),
         cost=cost,
-        criterion_value=choice.key[0],
+        criterion_value=choice.value,
     )

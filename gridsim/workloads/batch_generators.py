@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gridsim.libm import power
 from gridsim.model import Node
 from gridsim.profile import Profile
 from gridsim.scheduling.batch.window import BatchJob
@@ -79,7 +80,9 @@ def generate_slot_list(rng: np.random.Generator, parameters: SlotListParameters)
     starts = np.cumsum(gaps)
     lengths = rng.uniform(*parameters.length, size=count)
     performance = rng.uniform(*parameters.performance, size=count)
-    price = rng.uniform(*parameters.price_spread, size=count) * parameters.price_base**performance
+    price = rng.uniform(*parameters.price_spread, size=count) * power(
+        parameters.price_base, performance
+    )
     return slot_list_profile(starts, starts + lengths, performance, price)
 
 
@@ -106,7 +109,7 @@ def generate_batch(rng: np.random.Generator, parameters: BatchParameters) -> lis
     runtime = rng.uniform(*parameters.runtime, size=count)
     min_performance = rng.uniform(*parameters.min_performance, size=count)
     markup = rng.uniform(*parameters.price_markup, size=count)
-    price_cap = markup * parameters.price_base**min_performance
+    price_cap = markup * power(parameters.price_base, min_performance)
     return [
         BatchJob(n=int(n), runtime=float(t), min_performance=float(p), price_cap=float(c))
         for n, t, p, c in zip(nodes, runtime, min_performance, price_cap, strict=True)

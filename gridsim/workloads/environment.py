@@ -14,6 +14,7 @@ from typing import Literal
 
 import numpy as np
 
+from gridsim.libm import power
 from gridsim.model import Node
 from gridsim.profile import Profile
 
@@ -38,7 +39,7 @@ class PriceModel:
         noise = rng.uniform(1 - self.spread, 1 + self.spread, size=len(performance))
         if self.model == "proportional":
             return self.base * performance * noise
-        return self.base * noise * self.growth**performance
+        return self.base * noise * power(self.growth, performance)
 
 
 @dataclass(frozen=True)
