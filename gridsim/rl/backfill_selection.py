@@ -1,0 +1,109 @@
+"""Backfill selection (as RLBackfilling): the head of the queue is reserved as EASY does, and
+the agent picks which waiting job, if any, backfills.
+
+Consumes an episode (:mod:`gridsim.rl.episodes`) and actions; produces observations, rewards
+and the episode's schedule, on gridsim's EASY scheduler
+(:class:`~gridsim.scheduling.log_schedulers.Easy`).
+
+At every instant jobs start in priority order (arrival) while they fit, as in EASY. The first
+that does not fit is the head; it is reserved at EASY's shadow time (when enough running jobs
+end by their estimates). The agent is asked while some of the first K jobs behind the head
+may backfill by EASY's rule: its processors are free now and it either ends, by its estimate,
+by the shadow time or needs no more than the processors the head leaves spare then. Action
+``i < K`` starts the i-th job behind the head (it must be in ``info["action_mask"]``); action
+``K`` backfills nothing more at this instant. So no choice ever delays the head's
+reservation, and a policy that always takes the first eligible job is EASY: its start times
+are exactly those of ``gridsim run`` (tests/rl/test_equivalence.py). An action outside the
+mask backfills nothing (``info["invalid_action"]``).
+"""
+
+from __future__ import annotations
+
+from itertools import islice
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from gridsim.rl.features import BACKFILL_FEATURES, JOB_FEATURES, job_rows, raw_jobs, squash
+from gridsim.rl.queue_env import QueueEnv
+from gridsim.scheduling.log_schedulers import Fcfs
+
+
+class BackfillSelectionEnv(QueueEnv):
+    """Pick the job to backfill around the reserved head (see the module docstring); takes
+    :class:`~gridsim.rl.queue_env.QueueEnv`'s arguments."""
+
+    def __init__(self, scenario: Any, **options: Any) -> None:
+        super().__init__(scenario, **options)
+        columns = len(JOB_FEATURES) + len(BACKFILL_FEATURES)
+        self.observation_space = spaces.Box(0.0, 1.0, (self.slots, columns), np.float32)
+        self.action_space = spaces.Discrete(self.slots + 1)
+        self._passed = False  # the agent chose to backfill nothing more at this instant
+        self._invalid = False
+        self._behind: list[int] = []
+        self._eligible = np.zeros(self.slots + 1, dtype=np.int8)
+        self._shadow = self._extra = 0.0
+
+    def _decision_pending(self) -> bool:
+        if self._passed:
+            return False
+        loop = self._loop()
+        loop._record(Fcfs.starts(loop.scheduler, loop.now))  # EASY's in-order starts
+        if not loop.queue or loop.free_now == 0:
+            return False
+        head, *_ = loop.queue
+        self._shadow, extra = loop.scheduler._shadow(loop.processors[head])
+        self._extra = float(extra)
+        self._behind = list(islice(loop.queue, 1, self.slots + 1))
+        return self._mark_eligible()
+
+    def _mark_eligible(self) -> bool:
+        """EASY's rule for every job behind the head; True if one may backfill."""
+        loop, eligible = self._loop(), self._eligible
+        eligible[:] = 0
+        eligible[self.slots] = 1
+        room = self._shadow - loop.now
+        for row, job in enumerate(self._behind):
+            p = loop.processors[job]
+            if p <= loop.free_now and (room >= loop.estimate[job] or p <= self._extra):
+                eligible[row] = 1
+        return bool(eligible[: self.slots].any())
+
+    def _between_decisions(self) -> None:
+        self._passed = False
+
+    def _act(self, action: int) -> None:
+        loop = self._loop()
+        if loop.done:
+            return  # no choice arose in this episode: it ends at its first step
+        self._invalid = not (0 <= action <= self.slots and self._eligible[action])
+        if self._invalid or action == self.slots:
+            self._passed = True
+            return
+        loop.start(self._behind[action])  # the next decision re-reads EASY's shadow and spare
+
+    def _observe(self) -> np.ndarray:
+        loop = self._loop()
+        if loop.done:
+            self._behind = []
+        self._raw = raw_jobs(self._behind, loop.now, loop.submit, loop.estimate, loop.processors)
+        rows = job_rows(self._raw, self.slots, loop.machine, loop.free_now,
+                        len(loop.queue), self.time_scale, len(BACKFILL_FEATURES))  # fmt: skip
+        count = len(self._behind)
+        if count:
+            room = self._shadow - loop.now
+            base = len(JOB_FEATURES)
+            rows[:count, base] = self._raw["estimate"] <= room
+            rows[:count, base + 1] = self._raw["processors"] <= self._extra
+            rows[:count, base + 2] = squash(np.float64(room), self.time_scale)
+        return rows
+
+    def _info(self) -> dict[str, Any]:
+        loop = self._loop()
+        mask = self._eligible.copy()
+        if loop.done:
+            mask[: self.slots] = 0
+        return {"action_mask": mask, "jobs": self._raw, "now": loop.now,
+                "free_processors": loop.free_now, "shadow_time": self._shadow,
+                "spare_processors": self._extra, "invalid_action": self._invalid}  # fmt: skip
