@@ -87,15 +87,17 @@ class BackfillSelectionEnv(QueueEnv):
         loop = self._loop()
         if loop.done:
             self._behind = []
-        self._raw = raw_jobs(self._behind, loop.now, loop.submit, loop.estimate, loop.processors)
+        self._raw = raw_jobs(
+            self._behind, self.slots, loop.now, loop.submit, loop.estimate, loop.processors
+        )
         rows = job_rows(self._raw, self.slots, loop.machine, loop.free_now,
                         len(loop.queue), self.time_scale, len(BACKFILL_FEATURES))  # fmt: skip
         count = len(self._behind)
         if count:
             room = self._shadow - loop.now
             base = len(JOB_FEATURES)
-            rows[:count, base] = self._raw["estimate"] <= room
-            rows[:count, base + 1] = self._raw["processors"] <= self._extra
+            rows[:count, base] = self._raw["estimate"][:count] <= room
+            rows[:count, base + 1] = self._raw["processors"][:count] <= self._extra
             rows[:count, base + 2] = squash(np.float64(room), self.time_scale)
         return rows
 

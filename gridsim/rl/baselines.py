@@ -34,15 +34,12 @@ Score = Callable[[Mapping[str, np.ndarray]], np.ndarray]
 
 def _unicep(jobs: Mapping[str, np.ndarray]) -> np.ndarray:
     wait = jobs["wait"]
-    denominator = np.log2(jobs["processors"].astype(np.float64)) * jobs["estimate"]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        score = -wait / denominator
+    score = -wait / (np.log2(jobs["processors"].astype(np.float64)) * jobs["estimate"])
     return np.where(wait == 0, 0.0, score)
 
 
 def _f1(jobs: Mapping[str, np.ndarray]) -> np.ndarray:
-    with np.errstate(divide="ignore"):
-        return np.log10(jobs["estimate"]) * jobs["processors"] + 870 * np.log10(jobs["submit_time"])
+    return np.log10(jobs["estimate"]) * jobs["processors"] + 870 * np.log10(jobs["submit_time"])
 
 
 #: Heuristic name -> score (lowest first).
@@ -71,11 +68,11 @@ class HeuristicPolicy:
 
     def __call__(self, observation: np.ndarray, info: Mapping) -> int:
         jobs, mask = info["jobs"], info["action_mask"]
-        count = len(jobs["job"])
-        allowed = mask[:count].astype(bool)
+        allowed = mask[: len(jobs["job"])].astype(bool)
         if not allowed.any():
             return len(mask) - 1  # "none" (a queue environment always allows a job otherwise)
-        score = np.where(allowed, self._score(jobs), np.inf)
+        with np.errstate(all="ignore"):  # empty rows are NaN; log2(1) and log10(0) are 0, -inf
+            score = np.where(allowed, self._score(jobs), np.inf)
         score = np.nan_to_num(score, nan=np.inf, posinf=np.inf)
         best = np.flatnonzero(score == score.min())
         return int(best[0]) if len(best) else int(np.flatnonzero(allowed)[0])

@@ -35,7 +35,9 @@ BACKFILL_FEATURES = (
     "within_extra",  # 1 if the job needs no more than the processors the head leaves spare
     "shadow",  # time until the head's reserved start, squashed (the same in every row)
 )
-#: The raw values of the visible jobs in ``info["jobs"]`` (seconds, counts).
+#: The raw values of the visible jobs in ``info["jobs"]`` (seconds, counts), one entry per
+#: row: empty rows hold job -1, processors 0 and NaN times (a fixed shape, as vector
+#: environments stack infos).
 RAW_FIELDS = ("job", "submit_time", "wait", "estimate", "processors")
 
 
@@ -46,20 +48,27 @@ def squash(values: np.ndarray, scale: float) -> np.ndarray:
 
 def raw_jobs(
     visible: Sequence[int],
+    slots: int,
     now: float,
     submit: Sequence[float],
     estimate: Sequence[float],
     processors: Sequence[int],
 ) -> dict[str, np.ndarray]:
-    """The visible jobs' raw values (:data:`RAW_FIELDS`), in row order."""
-    submit_time = np.array([submit[job] for job in visible], dtype=np.float64)
-    return {
-        "job": np.array(visible, dtype=np.int64),
-        "submit_time": submit_time,
-        "wait": now - submit_time,
-        "estimate": np.array([estimate[job] for job in visible], dtype=np.float64),
-        "processors": np.array([processors[job] for job in visible], dtype=np.int64),
+    """The visible jobs' raw values (:data:`RAW_FIELDS`) in ``slots`` rows."""
+    count = len(visible)
+    raw = {
+        "job": np.full(slots, -1, dtype=np.int64),
+        "submit_time": np.zeros(slots),
+        "wait": np.zeros(slots),
+        "estimate": np.zeros(slots),
+        "processors": np.zeros(slots, dtype=np.int64),
     }
+    raw["job"][:count] = visible
+    raw["submit_time"][:count] = [submit[job] for job in visible]
+    raw["estimate"][:count] = [estimate[job] for job in visible]
+    raw["processors"][:count] = [processors[job] for job in visible]
+    raw["wait"][:count] = now - raw["submit_time"][:count]
+    return raw
 
 
 def job_rows(
@@ -74,17 +83,18 @@ def job_rows(
     """The ``(slots, len(JOB_FEATURES) + extra_columns)`` observation of ``raw``'s jobs; the
     extra columns are left 0 for the caller."""
     rows = np.zeros((slots, len(JOB_FEATURES) + extra_columns), dtype=np.float32)
-    count = len(raw["job"])
+    count = int(np.count_nonzero(raw["job"] >= 0))
     if count == 0:
         return rows
-    processors = raw["processors"].astype(np.float64)
+    processors = raw["processors"][:count].astype(np.float64)
+    estimate = raw["estimate"][:count]
     view = rows[:count]
     view[:, 0] = 1.0
-    view[:, 1] = squash(raw["wait"], time_scale)
-    view[:, 2] = squash(raw["estimate"], time_scale)
+    view[:, 1] = squash(raw["wait"][:count], time_scale)
+    view[:, 2] = squash(estimate, time_scale)
     view[:, 3] = processors / machine
     view[:, 4] = processors <= free_now
-    view[:, 5] = squash(raw["estimate"] * processors, time_scale * machine)
+    view[:, 5] = squash(estimate * processors, time_scale * machine)
     view[:, 6] = free_now / machine
     view[:, 7] = queue_length / (queue_length + slots)
     return rows

@@ -56,7 +56,9 @@ class JobSelectionEnv(QueueEnv):
     def _observe(self) -> np.ndarray:
         loop = self._loop()
         self._visible = list(islice(loop.queue, self.slots))
-        self._raw = raw_jobs(self._visible, loop.now, loop.submit, loop.estimate, loop.processors)
+        self._raw = raw_jobs(
+            self._visible, self.slots, loop.now, loop.submit, loop.estimate, loop.processors
+        )
         return job_rows(self._raw, self.slots, loop.machine, loop.free_now, len(loop.queue),
                         self.time_scale)  # fmt: skip
 

@@ -9,7 +9,7 @@ action does (:meth:`QueueEnv._act`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -32,7 +32,7 @@ class QueueEnv(gym.Env):
         time_scale: the time (s) squashed to 1/2 in observations.
     """
 
-    metadata: dict[str, Any] = {"render_modes": []}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
     algorithm = "easy"
 
     def __init__(

@@ -17,7 +17,7 @@ value.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -59,7 +59,7 @@ class ResourceSelectionEnv(gym.Env):
             :class:`~gridsim.rl.queue_env.QueueEnv`.
     """
 
-    metadata: dict[str, Any] = {"render_modes": []}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
 
     def __init__(
         self,
@@ -176,10 +176,9 @@ class ResourceSelectionEnv(gym.Env):
     def _info(self) -> dict[str, Any]:
         windows = self._windows
         mask = np.array([w is not None for w in windows], dtype=np.int8)
-        nan = float("nan")
 
-        def column(field: str) -> np.ndarray:
-            return np.array([getattr(w, field) if w else nan for w in windows])
+        def column(field: str) -> np.ndarray:  # 0 where no window was found
+            return np.array([getattr(w, field) if w else 0.0 for w in windows])
 
         return {"action_mask": mask, "criteria": self.labels, "now": self._loop().now,
                 "windows": {name: column(name) for name in ("start", "finish", "runtime",
