@@ -106,6 +106,7 @@ class BackfillSelectionEnv(QueueEnv):
         mask = self._eligible.copy()
         if loop.done:
             mask[: self.slots] = 0
+        mask[self.slots] = 1  # backfilling nothing is always allowed
         return {"action_mask": mask, "jobs": self._raw, "now": loop.now,
                 "free_processors": loop.free_now, "shadow_time": self._shadow,
                 "spare_processors": self._extra, "invalid_action": self._invalid}  # fmt: skip
