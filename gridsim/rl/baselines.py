@@ -9,11 +9,12 @@ RLScheduler's comparison (Zhang et al., SC20), with ``s`` the submit time, ``w``
 
 * ``fcfs``: ``s``; ``sjf``: ``r``; ``saf`` (smallest area first): ``r x n``;
 * ``wfp3``: ``-(w / r)^3 x n`` (Tang et al., 2009);
-* ``unicep``: ``-w / (log2(n) x r)`` (Tang et al., 2009); a one-processor job's ``log2(n)``
-  is 0, so a waiting one scores minus infinity (first), as in RLScheduler's code, and one
-  that has not waited yet scores 0;
+* ``unicep``: ``-(w + 1e-15) / (log2(n + 1e-15) x r)`` (Tang et al., 2009), with
+  RLScheduler's guards: a waiting one-processor job (``log2`` near 0) comes first, and one
+  that has not waited scores about ``-0.69 / r``;
 * ``f1``: ``log10(r) x n + 870 x log10(s)`` (Carastan-Santos and de Camargo, SC17, their
-  best learned function), ``s`` in seconds since the log's start as in the SWF file.
+  best learned function), ``s`` in seconds since the log's start as in the SWF file, and
+  ``r`` or ``s`` of 0 taken as 0.1 (RLScheduler's guard against ``log10(0)``).
 
 In the backfill-selection environment a heuristic picks among the jobs EASY's rule allows, and
 backfills nothing when none is allowed. :func:`replay_episode` gives gridsim's FCFS, EASY and
@@ -33,13 +34,14 @@ Score = Callable[[Mapping[str, np.ndarray]], np.ndarray]
 
 
 def _unicep(jobs: Mapping[str, np.ndarray]) -> np.ndarray:
-    wait = jobs["wait"]
-    score = -wait / (np.log2(jobs["processors"].astype(np.float64)) * jobs["estimate"])
-    return np.where(wait == 0, 0.0, score)
+    processors = jobs["processors"].astype(np.float64)
+    return -(jobs["wait"] + 1e-15) / (np.log2(processors + 1e-15) * jobs["estimate"])
 
 
 def _f1(jobs: Mapping[str, np.ndarray]) -> np.ndarray:
-    return np.log10(jobs["estimate"]) * jobs["processors"] + 870 * np.log10(jobs["submit_time"])
+    estimate = np.where(jobs["estimate"] > 0, jobs["estimate"], 0.1)
+    submit = np.where(jobs["submit_time"] > 0, jobs["submit_time"], 0.1)
+    return np.log10(estimate) * jobs["processors"] + 870 * np.log10(submit)
 
 
 #: Heuristic name -> score (lowest first).
@@ -71,7 +73,7 @@ class HeuristicPolicy:
         allowed = mask[: len(jobs["job"])].astype(bool)
         if not allowed.any():
             return len(mask) - 1  # "none" (a queue environment always allows a job otherwise)
-        with np.errstate(all="ignore"):  # empty rows are NaN; log2(1) and log10(0) are 0, -inf
+        with np.errstate(all="ignore"):  # empty rows hold zeros
             score = np.where(allowed, self._score(jobs), np.inf)
         score = np.nan_to_num(score, nan=np.inf, posinf=np.inf)
         best = np.flatnonzero(score == score.min())
