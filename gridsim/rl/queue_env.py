@@ -27,8 +27,9 @@ class QueueEnv(gym.Env):
             :class:`EpisodeSource` built from one.
         episode_jobs: N, the jobs of an episode (ignored when ``scenario`` is a source).
         queue_slots: K, the waiting jobs shown (rows of the observation, choices).
-        reward: a :data:`~gridsim.rl.rewards.REWARDS` name; ``reward_timing``: ``"step"`` or
-            ``"episode"``; ``bounded_slowdown_threshold``: its floor (s).
+        reward: a :data:`~gridsim.rl.rewards.REWARDS` name.
+        reward_timing: ``"step"`` or ``"episode"``.
+        bounded_slowdown_threshold: the bounded slowdown's floor (s).
         time_scale: the time (s) squashed to 1/2 in observations.
     """
 

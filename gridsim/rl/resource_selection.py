@@ -55,8 +55,11 @@ class ResourceSelectionEnv(gym.Env):
     Args:
         scenario: an ``swf_replay`` scenario with node classes, or an EpisodeSource.
         candidates: criterion specifications proposing windows after the scenario's policy.
-        episode_jobs, reward, reward_timing, bounded_slowdown_threshold, time_scale: as in
-            :class:`~gridsim.rl.queue_env.QueueEnv`.
+        episode_jobs: N, the jobs of an episode (ignored when ``scenario`` is a source).
+        reward: a :data:`~gridsim.rl.rewards.REWARDS` name.
+        reward_timing: ``"step"`` or ``"episode"``.
+        bounded_slowdown_threshold: the bounded slowdown's floor (s).
+        time_scale: the time (s) squashed to 1/2 in observations.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": []}
