@@ -15,6 +15,7 @@ contender, in one process, contenders interleaved within each of ``--repeat`` re
   (FCFS, the same schedule as the replay), so the cost measured is the environment's:
   observations, masks, infos, rewards;
 * ``job selection, F1``: the same with the F1 heuristic choosing (its scoring included);
+* ``job selection without backfilling, row 0``: ``backfill="none"``, one step per job (FCFS);
 * ``backfill selection, first allowed``: ``BackfillSelectionEnv`` taking the first job EASY's
   rule allows (EASY's schedule again);
 * with ``--resource-episodes N``: ``ResourceSelectionEnv`` on ``LUBLIN_256_NODES`` (256
@@ -63,6 +64,7 @@ def main() -> None:
     print(load())
     source = EpisodeSource(LUBLIN_256, args.episode_jobs)
     job_env, backfill_env = JobSelectionEnv(source), BackfillSelectionEnv(source)
+    no_backfill_env = JobSelectionEnv(source, backfill="none")
     seeds = range(args.episodes)
     episodes = [source.sample(np.random.default_rng(seed)) for seed in seeds]
 
@@ -81,6 +83,9 @@ def main() -> None:
         "replay (jobs)": replay,
         "job selection, row 0": episodes_of(job_env, lambda observation, info: 0),
         "job selection, F1": episodes_of(job_env, HeuristicPolicy("f1")),
+        "job selection without backfilling, row 0": episodes_of(
+            no_backfill_env, lambda observation, info: 0
+        ),
         "backfill selection, first allowed": episodes_of(backfill_env, first_allowed),
     }
     if args.resource_episodes:
@@ -99,12 +104,12 @@ def main() -> None:
     baseline = statistics.median(times["replay (jobs)"]) / (len(episodes) * args.episode_jobs)
     print(f"{args.episodes} Lublin-256 episodes of {args.episode_jobs} jobs, "
           f"{args.repeat} repetitions, medians of processor time")  # fmt: skip
-    print(f"{'contender':38} {'cpu s':>8} {'steps':>7} {'steps/s':>9} {'per job / replay':>17}")
+    print(f"{'contender':42} {'cpu s':>8} {'steps':>7} {'steps/s':>9} {'per job / replay':>17}")
     for name, measured in times.items():
         cpu = statistics.median(measured)
         jobs = (args.resource_episodes * 32 if name.startswith("resource")
                 else len(episodes) * args.episode_jobs)  # fmt: skip
-        print(f"{name:38} {cpu:8.3f} {steps[name]:7d} {steps[name] / cpu:9.0f} "
+        print(f"{name:42} {cpu:8.3f} {steps[name]:7d} {steps[name] / cpu:9.0f} "
               f"{cpu / jobs / baseline:17.1f}")  # fmt: skip
     print(load())
 
