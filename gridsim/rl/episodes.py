@@ -114,3 +114,17 @@ class EpisodeSource:
     def sample(self, rng: np.random.Generator) -> Episode:
         """An episode at a start drawn uniformly from ``rng``."""
         return self.episode(int(rng.integers(self.starts)))
+
+    def for_reset(self, rng: np.random.Generator, options: dict[str, Any] | None) -> Episode:
+        """The episode an environment's ``reset`` asks for: at ``options["first_job"]`` if
+        given, else at a start drawn from ``rng`` (the environment's, seeded by ``seed``)."""
+        if options and "first_job" in options:
+            return self.episode(int(options["first_job"]))
+        return self.sample(rng)
+
+
+def episode_source(scenario: Any, episode_jobs: int) -> EpisodeSource:
+    """``scenario`` itself if it is already a source, else the source built from it."""
+    if isinstance(scenario, EpisodeSource):
+        return scenario
+    return EpisodeSource(scenario, episode_jobs)

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from gridsim.rl.episodes import Episode, EpisodeSource
+from gridsim.rl.episodes import Episode, episode_source
 from gridsim.rl.queue_loop import QueueLoop
 from gridsim.rl.rewards import Reward
 
@@ -24,7 +24,7 @@ class QueueEnv(gym.Env):
 
     Args:
         scenario: an ``swf_replay`` scenario (path, YAML text, mapping or object) or an
-            :class:`EpisodeSource` built from one.
+            :class:`~gridsim.rl.episodes.EpisodeSource` built from one.
         episode_jobs: N, the jobs of an episode (ignored when ``scenario`` is a source).
         queue_slots: K, the waiting jobs shown (rows of the observation, choices).
         reward: a :data:`~gridsim.rl.rewards.REWARDS` name.
@@ -51,10 +51,7 @@ class QueueEnv(gym.Env):
             raise ValueError(f"expected a positive queue_slots, got {queue_slots}")
         if time_scale <= 0:
             raise ValueError(f"expected a positive time_scale, got {time_scale}")
-        if isinstance(scenario, EpisodeSource):
-            self.source = scenario
-        else:
-            self.source = EpisodeSource(scenario, episode_jobs)
+        self.source = episode_source(scenario, episode_jobs)
         if not self.source.homogeneous:
             raise ValueError(
                 f"{self.source.scenario.name}: the queue environments schedule a processor "
@@ -74,10 +71,7 @@ class QueueEnv(gym.Env):
         """A new episode: at ``options["first_job"]`` if given, else at a start drawn from
         the environment's generator (seeded by ``seed``)."""
         super().reset(seed=seed)
-        if options and "first_job" in options:
-            self.episode = self.source.episode(int(options["first_job"]))
-        else:
-            self.episode = self.source.sample(self.np_random)
+        self.episode = self.source.for_reset(self.np_random, options)
         self.loop = QueueLoop(self.episode, self.algorithm)
         self._total = 0.0
         self.loop.advance()

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from gymnasium import spaces
 
-from gridsim.rl.episodes import Episode, EpisodeSource
+from gridsim.rl.episodes import Episode, episode_source
 from gridsim.rl.features import squash
 from gridsim.rl.node_loop import NodeLoop
 from gridsim.rl.rewards import Reward
@@ -75,10 +75,7 @@ class ResourceSelectionEnv(gym.Env):
         bounded_slowdown_threshold: float = 10.0,
         time_scale: float = 3600.0,
     ) -> None:
-        if isinstance(scenario, EpisodeSource):
-            self.source = scenario
-        else:
-            self.source = EpisodeSource(scenario, episode_jobs)
+        self.source = episode_source(scenario, episode_jobs)
         policy = build_criterion(self.source.scenario.policy)
         criteria = [policy]
         for spec in candidates:
@@ -102,10 +99,7 @@ class ResourceSelectionEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
-        if options and "first_job" in options:
-            self.episode = self.source.episode(int(options["first_job"]))
-        else:
-            self.episode = self.source.sample(self.np_random)
+        self.episode = self.source.for_reset(self.np_random, options)
         self.loop = NodeLoop(self.episode, self.policy)
         self._paid, self._invalid = 0.0, False
         self.loop.run_to_decision()
