@@ -27,7 +27,6 @@ from gymnasium import spaces
 
 from gridsim.rl.features import BACKFILL_FEATURES, JOB_FEATURES, job_rows, raw_jobs, squash
 from gridsim.rl.queue_env import QueueEnv
-from gridsim.scheduling.log_schedulers import Fcfs
 
 
 class BackfillSelectionEnv(QueueEnv):
@@ -49,11 +48,10 @@ class BackfillSelectionEnv(QueueEnv):
         if self._passed:
             return False
         loop = self._loop()
-        loop._record(Fcfs.starts(loop.scheduler, loop.now))  # EASY's in-order starts
+        loop.start_in_order()  # EASY's first part
         if not loop.queue or loop.free_now == 0:
             return False
-        head, *_ = loop.queue
-        self._shadow, extra = loop.scheduler._shadow(loop.processors[head])
+        self._shadow, extra = loop.head_reservation()
         self._extra = float(extra)
         self._behind = list(islice(loop.queue, 1, self.slots + 1))
         return self._mark_eligible()

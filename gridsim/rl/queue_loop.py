@@ -109,6 +109,18 @@ class QueueLoop:
         while jobs fit, then backfilling around the head's reservation)."""
         self._record(self.scheduler.starts(self.now))
 
+    def start_in_order(self) -> None:
+        """Start waiting jobs in priority order while they fit (FCFS's rule, EASY's first
+        part), on whichever scheduler runs the episode."""
+        self._record(Fcfs.starts(self.scheduler, self.now))
+
+    def head_reservation(self) -> tuple[float, int]:
+        """EASY's reservation of the head of the queue (which must not fit now): the shadow
+        time, when enough running jobs end by their estimates, and the processors it leaves
+        spare then."""
+        head = next(iter(self.scheduler.queue))
+        return Easy._shadow(self.scheduler, self.processors[head])  # type: ignore[arg-type]
+
     def promote(self, job: int) -> None:
         """Make ``job`` the head of the queue (the first in priority order); the others keep
         their order."""
