@@ -21,6 +21,7 @@ is the optional extra ``rl``: ``pip install 'gridsim-sched[rl]'``. docs/rl.md.
 
 from __future__ import annotations
 
+from importlib.resources import files
 from typing import Any
 
 try:
@@ -28,25 +29,20 @@ try:
 except ImportError as error:  # pragma: no cover - the message is the point
     raise ImportError("gridsim.rl needs Gymnasium: pip install 'gridsim-sched[rl]'") from error
 
+
+def _bundled(name: str) -> dict[str, Any]:
+    """A default scenario of the environments, ``gridsim/data/rl/<name>.yaml``."""
+    import yaml
+
+    return yaml.safe_load((files("gridsim") / "data" / "rl" / f"{name}.yaml").read_text())
+
+
 #: Lublin-256 (docs/workloads.md): the Lublin-Feitelson model's typeless flow for a machine
 #: of 256 processors, exact estimates, 10,000 jobs drawn once from seed 1.
-LUBLIN_256: dict[str, Any] = {
-    "name": "lublin-256",
-    "kind": "swf_replay",
-    "seed": 1,
-    "workload": {"model": "lublin", "jobs": 10_000, "machine_processors": 256,
-                 "job_classes": "typeless"},
-}  # fmt: skip
+LUBLIN_256: dict[str, Any] = _bundled("lublin-256")
 #: Lublin-256 on two node classes: 128 reference nodes at price 1 and 128 nodes 1.5 times
 #: faster at price 2, every window chosen by BFfinish unless the agent picks another.
-LUBLIN_256_NODES: dict[str, Any] = {
-    **LUBLIN_256,
-    "name": "lublin-256-nodes",
-    "platform": {"node_classes": [{"count": 128, "performance": 1.0, "price": 1.0},
-                                  {"count": 128, "performance": 1.5, "price": 2.0}]},
-    "policy": "BFfinish",
-    "progress": False,
-}  # fmt: skip
+LUBLIN_256_NODES: dict[str, Any] = _bundled("lublin-256-nodes")
 
 #: Environment id -> (entry point, default keyword arguments).
 ENVIRONMENTS: dict[str, tuple[str, dict[str, Any]]] = {

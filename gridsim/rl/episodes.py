@@ -63,12 +63,12 @@ class EpisodeSource:
 
     def __init__(self, scenario: Any, episode_jobs: int = 256) -> None:
         from gridsim.api import load_scenario
-        from gridsim.experiments.swf_replay import load_log, machine_nodes
+        from gridsim.experiments.swf_replay import SwfReplayScenario, load_log, machine_nodes
         from gridsim.workloads.platform import log_platform
 
         if not hasattr(scenario, "kind"):
             scenario = load_scenario(scenario)
-        if scenario.kind != "swf_replay":
+        if not isinstance(scenario, SwfReplayScenario):
             raise ValueError(
                 f"learning environments replay logs or workload models (kind: swf_replay), "
                 f"got a scenario of kind {scenario.kind}"
