@@ -7,18 +7,20 @@ and the episode's schedule, on gridsim's EASY scheduler
 
 At every instant jobs start in priority order (arrival) while they fit, as in EASY. The first
 that does not fit is the head; it is reserved at EASY's shadow time (when enough running jobs
-end by their estimates). The agent is asked while some of the first K jobs behind the head
-may backfill by EASY's rule: its processors are free now and it either ends, by its estimate,
-by the shadow time or needs no more than the processors the head leaves spare then. Action
-``i < K`` starts the i-th job behind the head (it must be in ``info["action_mask"]``); action
-``K`` backfills nothing more at this instant. So no choice ever delays the head's
-reservation, and a policy that always takes the first eligible job is EASY: its start times
-are exactly those of ``gridsim run`` (tests/rl/test_equivalence.py). An action outside the
-mask backfills nothing (``info["invalid_action"]``).
+end by their estimates). The agent is asked while some job behind the head may backfill by
+EASY's rule: its processors are free now and it either ends, by its estimate, by the shadow
+time or needs no more than the processors the head leaves spare then. The rows are the
+first K such candidates in priority order; action ``i < K`` starts the i-th (it must be in
+``info["action_mask"]``), action ``K`` backfills nothing more at this instant. So no choice
+ever delays the head's reservation, and a policy that always takes row 0 is EASY, whatever
+K: its start times are exactly those of ``gridsim run`` (tests/rl/test_equivalence.py,
+tests/rl/test_random_workloads.py). An action outside the mask backfills nothing
+(``info["invalid_action"]``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
@@ -53,20 +55,20 @@ class BackfillSelectionEnv(QueueEnv):
             return False
         self._shadow, extra = loop.head_reservation()
         self._extra = float(extra)
-        self._behind = list(islice(loop.queue, 1, self.slots + 1))
-        return self._mark_eligible()
+        self._behind = list(islice(self._candidates(), self.slots))
+        self._eligible[:] = 0
+        self._eligible[: len(self._behind)] = 1
+        self._eligible[self.slots] = 1
+        return bool(self._behind)
 
-    def _mark_eligible(self) -> bool:
-        """EASY's rule for every job behind the head; True if one may backfill."""
-        loop, eligible = self._loop(), self._eligible
-        eligible[:] = 0
-        eligible[self.slots] = 1
+    def _candidates(self) -> Iterator[int]:
+        """The jobs behind the head that EASY's rule lets backfill now, in priority order."""
+        loop = self._loop()
         room = self._shadow - loop.now
-        for row, job in enumerate(self._behind):
+        for job in islice(loop.queue, 1, None):
             p = loop.processors[job]
             if p <= loop.free_now and (room >= loop.estimate[job] or p <= self._extra):
-                eligible[row] = 1
-        return bool(eligible[: self.slots].any())
+                yield job
 
     def _between_decisions(self) -> None:
         self._passed = False
