@@ -86,7 +86,7 @@ def main() -> None:
         "job selection without backfilling, row 0": episodes_of(
             no_backfill_env, lambda observation, info: 0
         ),
-        "backfill selection, first allowed": episodes_of(backfill_env, first_allowed),
+        "backfill selection, row 0 (EASY)": episodes_of(backfill_env, first_allowed),
     }
     if args.resource_episodes:
         nodes = ResourceSelectionEnv(EpisodeSource(LUBLIN_256_NODES, 32))
