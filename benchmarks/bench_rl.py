@@ -16,7 +16,7 @@ contender, in one process, contenders interleaved within each of ``--repeat`` re
   observations, masks, infos, rewards;
 * ``job selection, F1``: the same with the F1 heuristic choosing (its scoring included);
 * ``job selection without backfilling, row 0``: ``backfill="none"``, one step per job (FCFS);
-* ``backfill selection, first allowed``: ``BackfillSelectionEnv`` taking the first job EASY's
+* ``backfill selection, row 0 (EASY)``: ``BackfillSelectionEnv`` taking the first job EASY's
   rule allows (EASY's schedule again);
 * with ``--resource-episodes N``: ``ResourceSelectionEnv`` on ``LUBLIN_256_NODES`` (256
   nodes of two classes, five candidate criteria), row 0, N episodes of 32 jobs.
