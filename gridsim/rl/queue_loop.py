@@ -101,7 +101,7 @@ class QueueLoop:
         if self.processors[job] > self.scheduler.free_now:
             raise ValueError(f"job {job} needs {self.processors[job]} processors, "
                              f"{self.scheduler.free_now} are free")  # fmt: skip
-        self.scheduler._start(job, self.now)
+        self.scheduler.start(job, self.now)
         self._record([job])
 
     def run_scheduler(self) -> None:
@@ -112,14 +112,16 @@ class QueueLoop:
     def start_in_order(self) -> None:
         """Start waiting jobs in priority order while they fit (FCFS's rule, EASY's first
         part), on whichever scheduler runs the episode."""
-        self._record(Fcfs.starts(self.scheduler, self.now))
+        self._record(self.scheduler.start_in_order(self.now))
 
     def head_reservation(self) -> tuple[float, int]:
         """EASY's reservation of the head of the queue (which must not fit now): the shadow
         time, when enough running jobs end by their estimates, and the processors it leaves
         spare then."""
-        head = next(iter(self.scheduler.queue))
-        return Easy._shadow(self.scheduler, self.processors[head])  # type: ignore[arg-type]
+        scheduler = self.scheduler
+        if not isinstance(scheduler, Easy):
+            raise TypeError("only EASY reserves the head of the queue")
+        return scheduler.shadow(self.processors[next(iter(scheduler.queue))])
 
     def promote(self, job: int) -> None:
         """Make ``job`` the head of the queue (the first in priority order); the others keep

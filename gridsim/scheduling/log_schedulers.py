@@ -115,23 +115,29 @@ class _QueueScheduler:
         for job in arrived:
             self.queue[job] = math.nan
 
-    def _start(self, job: int, now: float) -> None:
+    def start(self, job: int, now: float) -> None:
+        """Start the waiting ``job`` at ``now`` (the caller knows it fits)."""
         del self.queue[job]
         self.planned_end[job] = now + self.estimate[job]
         self.free_now -= self.processors[job]
+
+    def start_in_order(self, now: float) -> list[int]:
+        """Start waiting jobs in priority order while they fit (FCFS's rule, EASY's first
+        part); the jobs started."""
+        started = []
+        for job in list(self.queue):
+            if self.processors[job] > self.free_now:
+                break
+            self.start(job, now)
+            started.append(job)
+        return started
 
 
 class Fcfs(_QueueScheduler):
     """First come, first served: no job overtakes the head of the queue."""
 
     def starts(self, now: float) -> list[int]:
-        started = []
-        for job in list(self.queue):
-            if self.processors[job] > self.free_now:
-                break
-            self._start(job, now)
-            started.append(job)
-        return started
+        return self.start_in_order(now)
 
 
 class Easy(_QueueScheduler):
@@ -147,17 +153,17 @@ class Easy(_QueueScheduler):
             p = processors[job]
             if p > self.free_now:
                 if shadow is None:  # the head: reserve at the shadow time
-                    shadow, extra = self._shadow(p)
+                    shadow, extra = self.shadow(p)
                 continue
             if shadow is not None and not (shadow - now >= estimate[job] or p <= extra):
                 continue
             if shadow is not None and not shadow - now >= estimate[job]:
                 extra -= p  # runs past the shadow time: uses the head's spare processors
-            self._start(job, now)
+            self.start(job, now)
             started.append(job)
         return started
 
-    def _shadow(self, head_processors: int) -> tuple[float, int]:
+    def shadow(self, head_processors: int) -> tuple[float, int]:
         """When the head fits by the running jobs' estimates, and the processors it leaves."""
         free = self.free_now
         ends = sorted((end, job) for job, end in self.planned_end.items())
@@ -245,7 +251,7 @@ class Conservative(_QueueScheduler):
         started = []
         while self.next_decision() == now:
             _, job = heapq.heappop(self._starts)
-            self._start(job, now)
+            self.start(job, now)
             started.append(job)
         return started
 
