@@ -10,6 +10,7 @@ runs with one warning per process.
 
 from __future__ import annotations
 
+import importlib
 import os
 import warnings
 from collections.abc import Callable
@@ -37,7 +38,7 @@ def compiled() -> ModuleType | None:
         return None
     if _module is None:
         try:
-            from gridsim.core import _replay
+            module = importlib.import_module("gridsim.core._replay")
         except ImportError as error:
             if not _warned:
                 _warned = True
@@ -50,7 +51,7 @@ def compiled() -> ModuleType | None:
                     stacklevel=3,
                 )
             return None
-        _module = _replay
+        _module = module
     return _module
 
 
