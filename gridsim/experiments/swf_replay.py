@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -166,8 +167,14 @@ def load_log(scenario: SwfReplayScenario, seed: np.random.SeedSequence | None = 
     mapping; a model's flow and estimates are drawn from ``seed`` (default: replication
     0's)."""
     workload = scenario.workload
-    rng = np.random.default_rng(seed or np.random.SeedSequence(scenario.seed, spawn_key=(0,)))
-    log = apply_mapping(workload_records(workload, rng), workload.mapping)
+    seed = seed or np.random.SeedSequence(scenario.seed, spawn_key=(0,))
+    key = _log_key(scenario, seed)
+    log = _last_log.pop(key, None)
+    if log is None:
+        log = apply_mapping(workload_records(workload, np.random.default_rng(seed)),
+                            workload.mapping)  # fmt: skip
+        _last_log.clear()
+        _last_log[key] = log
     if len(log.jobs) == 0:
         report = log.report
         dropped = ", ".join(f"{count} {reason}" for reason, count in report.dropped.items()
@@ -175,6 +182,21 @@ def load_log(scenario: SwfReplayScenario, seed: np.random.SeedSequence | None = 
         why = f", {report.jobs_dropped} dropped: {dropped}" if dropped else ""
         raise ValueError(f"{report.source}: no job to replay ({report.job_lines} job lines{why})")
     return log
+
+
+#: The log read last, kept for one more use (then dropped): the run's first replication asks
+#: for what the validation read (``check_feasible``) and is served it, not the file again.
+_last_log: dict[tuple, WorkloadLog] = {}
+
+
+def _log_key(scenario: SwfReplayScenario, seed: np.random.SeedSequence) -> tuple:
+    """What a read depends on: the scenario, the seed, and the file as it is now."""
+    path = getattr(scenario.workload, "path", None)
+    stamp = None
+    if path is not None and Path(path).is_file():
+        status = Path(path).stat()
+        stamp = (status.st_mtime_ns, status.st_size)
+    return (scenario.model_dump_json(), seed.entropy, seed.spawn_key, stamp)
 
 
 def machine_nodes(scenario: SwfReplayScenario, log: WorkloadLog) -> tuple[int, str]:
