@@ -167,6 +167,7 @@ def load_log(scenario: SwfReplayScenario, seed: np.random.SeedSequence | None = 
     mapping; a model's flow and estimates are drawn from ``seed`` (default: replication
     0's)."""
     workload = scenario.workload
+    validating = seed is None
     seed = seed or np.random.SeedSequence(scenario.seed, spawn_key=(0,))
     key = _log_key(scenario, seed)
     log = _last_log.pop(key, None)
@@ -174,7 +175,8 @@ def load_log(scenario: SwfReplayScenario, seed: np.random.SeedSequence | None = 
         log = apply_mapping(workload_records(workload, np.random.default_rng(seed)),
                             workload.mapping)  # fmt: skip
         _last_log.clear()
-        _last_log[key] = log
+        if validating:
+            _last_log[key] = log
     if len(log.jobs) == 0:
         report = log.report
         dropped = ", ".join(f"{count} {reason}" for reason, count in report.dropped.items()
@@ -184,8 +186,8 @@ def load_log(scenario: SwfReplayScenario, seed: np.random.SeedSequence | None = 
     return log
 
 
-#: The log read last, kept for one more use (then dropped): the run's first replication asks
-#: for what the validation read (``check_feasible``) and is served it, not the file again.
+#: The log the validation read (``check_feasible``, no seed given), kept for one use: the
+#: run's first replication (the same seed) is served it instead of reading the file again.
 _last_log: dict[tuple, WorkloadLog] = {}
 
 

@@ -29,6 +29,11 @@ gives a starting job any free node ids (the most recently freed first, a stack).
 in use never exceed the machine: taking more nodes than are free raises
 :class:`ReplayError` (a planning bug, never a user error).
 
+Compiled: a built-in scheduler name replays through the compiled core
+(:mod:`gridsim.core.replay`, the C translation of this loop and of the planners, with the
+same start times); a scheduler class, ``GRIDSIM_PURE_PYTHON=1`` or a missing extension runs
+the loop below. :func:`replay_log` is the one place that chooses.
+
 Cost: O(events log events) for the loop, plus the scheduler's planning.
 """
 
