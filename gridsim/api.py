@@ -23,26 +23,28 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from pydantic import BaseModel
+
 from gridsim.config import ScenarioError
 from gridsim.errors import UserError
-from gridsim.experiments.batch import BatchScenario
-from gridsim.experiments.cloud import CloudScenario
 from gridsim.experiments.grid import Experiment, load_experiment
-from gridsim.experiments.jobflow import JobFlowScenario
 from gridsim.experiments.overrides import overrides_of, plain
-from gridsim.experiments.swf_replay import SwfReplayScenario
-from gridsim.experiments.window_search import WindowSearchScenario
 
 if TYPE_CHECKING:
     from gridsim.analysis.results import Results
+    from gridsim.experiments.batch import BatchScenario
+    from gridsim.experiments.cloud import CloudScenario
+    from gridsim.experiments.jobflow import JobFlowScenario
     from gridsim.experiments.runner import ExperimentResult
+    from gridsim.experiments.swf_replay import SwfReplayScenario
+    from gridsim.experiments.window_search import WindowSearchScenario
+
+    #: A scenario object of any kind (the ``kind:`` of its YAML picks the class).
+    Scenario: TypeAlias = (
+        WindowSearchScenario | JobFlowScenario | BatchScenario | CloudScenario | SwfReplayScenario
+    )
 
 __all__ = ["Scenario", "ScenarioSource", "load_scenario", "run", "validate"]
-
-#: A scenario object of any kind (the ``kind:`` of its YAML picks the class).
-Scenario: TypeAlias = (
-    WindowSearchScenario | JobFlowScenario | BatchScenario | CloudScenario | SwfReplayScenario
-)
 #: Where a scenario comes from: a file path, YAML text (a string of several lines), or the
 #: YAML document as a mapping.
 ScenarioSource: TypeAlias = str | os.PathLike[str] | Mapping[str, Any]
@@ -51,6 +53,22 @@ Overrides: TypeAlias = Mapping[str, Any]
 
 #: Notes of a run (cells found done, damaged chunks run again), logged at INFO level.
 log = logging.getLogger("gridsim")
+
+
+def __getattr__(name: str) -> Any:
+    """``Scenario``, the union of the kinds' scenario classes, built on first use: a command
+    imports only the kind it runs."""
+    if name != "Scenario":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from gridsim.experiments.batch import BatchScenario
+    from gridsim.experiments.cloud import CloudScenario
+    from gridsim.experiments.jobflow import JobFlowScenario
+    from gridsim.experiments.swf_replay import SwfReplayScenario
+    from gridsim.experiments.window_search import WindowSearchScenario
+
+    return (
+        WindowSearchScenario | JobFlowScenario | BatchScenario | CloudScenario | SwfReplayScenario
+    )
 
 
 def load_scenario(source: ScenarioSource, *, overrides: Overrides | None = None) -> Scenario:
@@ -161,7 +179,7 @@ def experiment_of_source(source: Any, overrides: Overrides | Iterable[str] | Non
         if overrides:
             raise TypeError("overrides apply to a scenario, not to a loaded Experiment")
         return source
-    if isinstance(source, Scenario):
+    if isinstance(source, BaseModel):  # a scenario object of any kind
         source = source.model_dump()
     with user_errors(where):
         return load_experiment(_yaml_source(source), overrides_of(overrides))
@@ -193,7 +211,7 @@ def raise_if_stopped(result: ExperimentResult) -> None:
 
 def _where(source: Any) -> str:
     """How an error names the scenario: its file, or its name."""
-    if isinstance(source, Experiment | Scenario):
+    if isinstance(source, Experiment | BaseModel):
         return f"scenario {source.name!r}"
     if isinstance(source, Mapping):
         return f"scenario {source['name']!r}" if "name" in source else "scenario"

@@ -60,8 +60,8 @@ def _with_log(source: str | Path, log: Path) -> str:
 
     document, _ = read_yaml(source)
     kind = document.get("kind")
-    takes = [name for name in KINDS if declaration(name).log_field]
-    if kind not in takes:
+    if kind not in KINDS or not declaration(kind).log_field:  # only then every kind is asked
+        takes = [name for name in KINDS if declaration(name).log_field]
         raise ScenarioError(f"--log applies to {' and '.join(takes)} scenarios, not {kind!r}")
     section, name = declaration(kind).log_field.rsplit(".", 1)  # type: ignore[union-attr]
     values = document.get(section) or {}

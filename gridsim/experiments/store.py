@@ -122,8 +122,9 @@ def read_table(sources: Iterable[tuple[Path, Chunk]], name: str) -> pd.DataFrame
 def read_parquet(path: Path) -> pa.Table:
     """The Parquet file at ``path``; StoreError naming it if it is damaged (cut short,
     overwritten, not Parquet)."""
-    try:
-        return pq.read_table(path)
+    try:  # one file: ParquetFile reads it without loading pyarrow.dataset (start-up)
+        with pq.ParquetFile(path) as parquet:
+            return parquet.read()
     except (pa.ArrowException, OSError) as error:
         raise StoreError(f"{path}: {damage(error)}; running the scenario into its results "
                          "folder again recomputes its cells") from None  # fmt: skip

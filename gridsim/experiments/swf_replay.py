@@ -33,22 +33,23 @@ drawn from a model, are drawn anew for every replication from its seed.
 from __future__ import annotations
 
 import math
+import sys
 import time
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from pydantic import Field, field_validator
 
-from gridsim.analysis import export
 from gridsim.analysis.jobflow_metrics import LABELS, job_metrics, jobflow_summary, per_user_summary
 from gridsim.analysis.stats import summarise_by
 from gridsim.config import ScenarioBase, ScenarioError
 from gridsim.experiments import feasibility
 from gridsim.experiments.kinds import JobsOfSchema1, KindDeclaration
+from gridsim.experiments.progress import is_terminal
 from gridsim.experiments.rejections import Count
 from gridsim.scheduling.log_schedulers import ALGORITHMS
-from gridsim.selection.criteria import CriterionError, build_criterion
 from gridsim.sim.log_replay import node_intervals, replay_log
 from gridsim.sim.trace import in_schema_order
 from gridsim.workloads.config import ModelWorkloadConfig, Workload, WorkloadConfig, workload_records
@@ -93,6 +94,20 @@ def machine_size(scenario: dict[str, Any], runs: pd.DataFrame) -> int | None:
     return None
 
 
+def _log_start(*args: Any, **kwargs: Any) -> Any:
+    """:func:`gridsim.analysis.export.log_start`, imported when used (a replay needs none)."""
+    from gridsim.analysis import export
+
+    return export.log_start(*args, **kwargs)
+
+
+def _replay_swf(*args: Any, **kwargs: Any) -> Any:
+    """:func:`gridsim.analysis.export.replay_swf`, imported when used."""
+    from gridsim.analysis import export
+
+    return export.replay_swf(*args, **kwargs)
+
+
 #: What the report and the commands read of this kind (:class:`KindDeclaration`).
 DECLARATION = KindDeclaration(
     report_metrics=("mean_wait_time", "mean_response_time", "mean_bounded_slowdown",
@@ -105,12 +120,12 @@ DECLARATION = KindDeclaration(
              "wait_by_size", "wait_by_user"),
     trace_commands=("gantt", "export", "explore"),
     time_unit="s",
-    time_origin=export.log_start,
+    time_origin=_log_start,
     machine_size=machine_size,
     check_feasible=feasibility.check_swf_replay,
     jobs_of_schema_1=JobsOfSchema1({"estimate": "requested_time"},
                                    threshold_field="bounded_slowdown_threshold"),
-    swf_export=export.replay_swf,
+    swf_export=_replay_swf,
     log_field="workload.path",
 )  # fmt: skip
 
@@ -135,6 +150,10 @@ class SwfReplayScenario(ScenarioBase):
     @field_validator("policy")
     @classmethod
     def _known(cls, value: str | dict[str, Any]) -> str | dict[str, Any]:
+        if value == "BFstart":  # the default, a built-in: a replay need not load the registry
+            return value
+        from gridsim.selection.criteria import CriterionError, build_criterion
+
         try:
             build_criterion(value)
         except CriterionError as error:
@@ -148,8 +167,16 @@ def load_log(scenario: SwfReplayScenario, seed: np.random.SeedSequence | None = 
     mapping; a model's flow and estimates are drawn from ``seed`` (default: replication
     0's)."""
     workload = scenario.workload
-    rng = np.random.default_rng(seed or np.random.SeedSequence(scenario.seed, spawn_key=(0,)))
-    log = apply_mapping(workload_records(workload, rng), workload.mapping)
+    validating = seed is None
+    seed = seed or np.random.SeedSequence(scenario.seed, spawn_key=(0,))
+    key = _log_key(scenario, seed)
+    log = _last_log.pop(key, None)
+    if log is None:
+        log = apply_mapping(workload_records(workload, np.random.default_rng(seed)),
+                            workload.mapping)  # fmt: skip
+        _last_log.clear()
+        if validating:
+            _last_log[key] = log
     if len(log.jobs) == 0:
         report = log.report
         dropped = ", ".join(f"{count} {reason}" for reason, count in report.dropped.items()
@@ -157,6 +184,21 @@ def load_log(scenario: SwfReplayScenario, seed: np.random.SeedSequence | None = 
         why = f", {report.jobs_dropped} dropped: {dropped}" if dropped else ""
         raise ValueError(f"{report.source}: no job to replay ({report.job_lines} job lines{why})")
     return log
+
+
+#: The log the validation read (``check_feasible``, no seed given), kept for one use: the
+#: run's first replication (the same seed) is served it instead of reading the file again.
+_last_log: dict[tuple, WorkloadLog] = {}
+
+
+def _log_key(scenario: SwfReplayScenario, seed: np.random.SeedSequence) -> tuple:
+    """What a read depends on: the scenario, the seed, and the file as it is now."""
+    path = getattr(scenario.workload, "path", None)
+    stamp = None
+    if path is not None and Path(path).is_file():
+        status = Path(path).stat()
+        stamp = (status.st_mtime_ns, status.st_size)
+    return (scenario.model_dump_json(), seed.entropy, seed.spawn_key, stamp)
 
 
 def machine_nodes(scenario: SwfReplayScenario, log: WorkloadLog) -> tuple[int, str]:
@@ -182,10 +224,11 @@ def machine_nodes(scenario: SwfReplayScenario, log: WorkloadLog) -> tuple[int, s
 
 
 def _progress_bar(scenario: SwfReplayScenario, jobs: pd.DataFrame, label: str):
-    """A tqdm bar over simulated time (s since the first submission); None if disabled."""
-    if not scenario.progress:
+    """A tqdm bar over simulated time (s since the first submission) on a terminal, as the
+    run's bar (:mod:`gridsim.experiments.progress`); None if disabled or not a terminal."""
+    if not (scenario.progress and is_terminal(sys.stderr)):
         return None
-    from tqdm.auto import tqdm
+    from tqdm import tqdm
 
     first = float(jobs.submit_time.min())
     total = float(jobs.submit_time.max()) - first
@@ -238,6 +281,7 @@ def replay_node_level(
     the homogeneous machine.
     """
     from gridsim.scheduling.queue_policies import build_planner
+    from gridsim.selection.criteria import build_criterion
     from gridsim.sim.engine import Engine
 
     jobs = log.jobs
@@ -356,6 +400,8 @@ def run_replication(
             jobs = replay_homogeneous(scenario, log, platform, scheduler)
             policy = scheduler
         else:
+            from gridsim.selection.criteria import build_criterion
+
             jobs = replay_node_level(scenario, log, platform, scheduler)
             policy = f"{scheduler}/{build_criterion(scenario.policy).label}"
         elapsed = time.perf_counter() - began

@@ -29,6 +29,11 @@ gives a starting job any free node ids (the most recently freed first, a stack).
 in use never exceed the machine: taking more nodes than are free raises
 :class:`ReplayError` (a planning bug, never a user error).
 
+Compiled: a built-in scheduler name replays through the compiled core
+(:mod:`gridsim.core.replay`, the C translation of this loop and of the planners, with the
+same start times); a scheduler class, ``GRIDSIM_PURE_PYTHON=1`` or a missing extension runs
+the loop below. :func:`replay_log` is the one place that chooses.
+
 Cost: O(events log events) for the loop, plus the scheduler's planning.
 """
 
@@ -43,7 +48,13 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from gridsim.scheduling.log_schedulers import Algorithm, SchedulerFactory, build_scheduler
+from gridsim.core.replay import compiled, replay_compiled
+from gridsim.scheduling.log_schedulers import (
+    ALGORITHMS,
+    Algorithm,
+    SchedulerFactory,
+    build_scheduler,
+)
 
 REQUIRED_COLUMNS = ("job_id", "submit_time", "processors", "estimate", "duration")
 CompletionsOrder = Literal["together", "separately"]
@@ -109,10 +120,69 @@ def replay_log(
         choices = list(COMPLETIONS_ORDERS)
         raise ValueError(f"expected completions_order among {choices}, got {completions_order!r}")
     order = np.lexsort((jobs.job_id.to_numpy(), jobs.submit_time.to_numpy()))
-    submit = jobs.submit_time.to_numpy(dtype=np.float64)[order].tolist()
-    processors = jobs.processors.to_numpy(dtype=np.int64)[order].tolist()
-    estimate = jobs.estimate.to_numpy(dtype=np.float64)[order].tolist()
-    duration = jobs.duration.to_numpy(dtype=np.float64)[order].tolist()
+    arrays = {
+        "submit": jobs.submit_time.to_numpy(dtype=np.float64)[order],
+        "processors": jobs.processors.to_numpy(dtype=np.int64)[order],
+        "estimate": jobs.estimate.to_numpy(dtype=np.float64)[order],
+        "duration": jobs.duration.to_numpy(dtype=np.float64)[order],
+    }
+    together = completions_order == "together"
+    module = compiled() if isinstance(algorithm, str) and algorithm in ALGORITHMS else None
+    if module is not None:  # the one dispatch point to the compiled core
+        try:
+            start, first_reservation, peak, events, counters, nodes = replay_compiled(
+                module,
+                arrays,
+                machine_processors,
+                algorithm,  # type: ignore[arg-type]
+                together=together,
+                record_nodes=record_nodes,
+                on_progress=on_progress,
+                progress_every=progress_every,
+            )
+        except module.PlanningError as error:
+            raise ReplayError(str(error)) from None
+    else:
+        start, first_reservation, peak, events, counters, nodes = _replay_python(
+            arrays,
+            machine_processors,
+            algorithm,
+            together=together,
+            record_nodes=record_nodes,
+            on_progress=on_progress,
+            progress_every=progress_every,
+        )
+    count = len(order)
+    if on_progress is not None and count:
+        on_progress(max(float(arrays["submit"][-1]), 0.0))
+    inverse = np.empty(count, dtype=np.int64)
+    inverse[order] = np.arange(count)
+    return Replay(
+        start_time=start[inverse],
+        first_reservation=first_reservation[inverse],
+        nodes=[nodes[i] for i in inverse] if nodes is not None else None,
+        peak_processors=peak,
+        events=events,
+        counters=counters,
+    )
+
+
+def _replay_python(
+    arrays: dict[str, np.ndarray],
+    machine_processors: int,
+    algorithm: Algorithm | SchedulerFactory,
+    *,
+    together: bool,
+    record_nodes: bool,
+    on_progress: Callable[[float], None] | None,
+    progress_every: int,
+) -> tuple[np.ndarray, np.ndarray, int, int, dict[str, int], list[tuple[int, ...]] | None]:
+    """The replay loop in Python: the reference of the compiled one, and the loop of
+    scheduler classes. Jobs in priority order; returns what :func:`replay_compiled` does."""
+    submit = arrays["submit"].tolist()
+    processors = arrays["processors"].tolist()
+    estimate = arrays["estimate"].tolist()
+    duration = arrays["duration"].tolist()
     count = len(submit)
     first_time = submit[0] if count else 0.0
     if callable(algorithm):
@@ -126,7 +196,6 @@ def replay_log(
     completions: list[tuple[float, int]] = []  # heap of (end, job)
     in_use = peak = events = 0
     next_arrival = 0
-    together = completions_order == "together"
     starting: list[int] = []
     while next_arrival < count or completions or scheduler.queue:
         now = min(
@@ -175,23 +244,12 @@ def replay_log(
                 raise ReplayError(f"{peak} processors in use at {now} on {machine_processors}")
         if on_progress is not None and events % progress_every == 0:
             on_progress(now)
-    if on_progress is not None and count:
-        on_progress(max(submit[-1], 0.0))
-
-    inverse = np.empty(count, dtype=np.int64)
-    inverse[order] = np.arange(count)
     first_reservation = np.full(count, np.nan)
     reservations = getattr(scheduler, "first_reservation", None)
     if reservations is not None:
         first_reservation = np.array([reservations[j] for j in range(count)], dtype=np.float64)
-    return Replay(
-        start_time=np.asarray(start, dtype=np.float64)[inverse],
-        first_reservation=first_reservation[inverse],
-        nodes=[nodes[i] for i in inverse] if nodes is not None else None,
-        peak_processors=peak,
-        events=events,
-        counters=scheduler.counters(),
-    )
+    start_time = np.asarray(start, dtype=np.float64)
+    return start_time, first_reservation, peak, events, scheduler.counters(), nodes
 
 
 def node_intervals(node_ids: tuple[int, ...]) -> str:

@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from gridsim import __version__
 from gridsim.workloads.records import (
@@ -38,6 +37,8 @@ def write_jobs_table(read: Records, path: str | Path) -> None:
     table = table.replace_schema_metadata(
         {**(table.schema.metadata or {}), METADATA_KEY: json.dumps(metadata).encode()}
     )
+    import pyarrow.parquet as pq  # on use: commands that read no Parquet start faster
+
     pq.write_table(table, path)
 
 
@@ -48,6 +49,8 @@ def read_jobs_table_records(path: str | Path) -> Records:
 
     source = str(path)
     try:
+        import pyarrow.parquet as pq
+
         parquet = pq.ParquetFile(path)
         table = parquet.read()
     except (pa.ArrowException, OSError) as error:

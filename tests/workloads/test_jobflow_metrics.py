@@ -169,3 +169,31 @@ def test_a_jobs_table_with_final_states_counts_only_the_jobs_that_ran():
     summary = jobflow_summary(table, 4)
     assert (summary.jobs, summary.killed_jobs) == (3, 1)
     assert summary.mean_wait_time == (0 + 1 + 1) / 3
+
+
+def test_per_user_rows_are_exactly_the_summary_of_each_users_jobs():
+    rng = np.random.default_rng(4)
+    count = 3000
+    submit = np.cumsum(rng.exponential(50.0, count))
+    start = submit + rng.exponential(500.0, count) * rng.integers(0, 2, count)
+    run_time = rng.exponential(300.0, count) * rng.integers(0, 4, count)  # some 0: NaN slowdown
+    jobs = pd.DataFrame(
+        {
+            "job_id": np.arange(count),
+            "user_id": np.where(rng.random(count) < 0.05, np.nan, rng.integers(0, 60, count)),
+            "submit_time": submit,
+            "start_time": start,
+            "finish_time": start + run_time,
+            "run_time": run_time,
+            "processors": rng.integers(1, 65, count),
+            "killed": rng.random(count) < 0.1,
+        }
+    )
+    users = per_user_summary(jobs, machine_processors=64)
+    span = float(jobs.finish_time.max() - jobs.submit_time.min())
+    for user, row in users.iterrows():
+        mine = jobs[jobs.user_id.isna()] if np.isnan(user) else jobs[jobs.user_id == user]
+        alone = jobflow_summary(mine, machine_processors=64)  # its utilisation: its own span
+        expected = alone.drop("utilisation").astype(float)
+        assert row.drop("utilisation").astype(float).equals(expected), user  # bit for bit
+        assert row.utilisation == alone.processor_seconds / (64 * span)

@@ -1,0 +1,53 @@
+"""`gridsim run` of a log replay imports only what a replay uses (start-up, docs/swf.md)."""
+
+import subprocess
+import sys
+
+import gridsim.experiments.swf_replay as kind
+from gridsim.api import run
+from gridsim.workloads.swf import bundled_swf
+
+#: Never needed by a replay on the log's machine that writes its results.
+UNUSED = (
+    "matplotlib", "dask", "distributed", "pyarrow.dataset", "bokeh", "scipy", "nbformat",
+    "simpy", "gridsim.selection.criteria", "gridsim.analysis.export", "gridsim.experiments.batch",
+    "gridsim.experiments.cloud", "gridsim.experiments.jobflow", "gridsim.experiments.window_search",
+)  # fmt: skip
+
+
+def test_a_replay_run_imports_no_plotting_cluster_or_other_kinds(tmp_path):
+    code = (
+        "import sys\n"
+        "from gridsim.cli import main\n"
+        "try:\n"
+        f"    main(['run', 'swf-replay', '-q', '-r', '1', '--set', 'workload.max_jobs=200',"
+        f" '--log', {str(bundled_swf())!r}, '-o', {str(tmp_path / 'out')!r}])\n"
+        "except SystemExit as stop:\n"
+        "    assert not stop.code, stop.code\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)  # fmt: skip
+    loaded = set(result.stdout.strip().splitlines()[-1].split())
+    assert "gridsim.experiments.swf_replay" in loaded and "pandas" in loaded
+    assert (tmp_path / "out").is_dir()
+    assert sorted(name for name in UNUSED if name in loaded) == []
+
+
+def test_the_run_reads_the_log_its_validation_read_only_once_more(monkeypatch):
+    reads = []
+    real = kind.workload_records
+
+    def counted(*args, **kwargs):
+        reads.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(kind, "workload_records", counted)
+    scenario = {
+        "name": "twice", "kind": "swf_replay", "seed": 1,
+        "workload": {"path": str(bundled_swf()), "max_jobs": 300},
+        "schedulers": ["fcfs", "easy"],
+    }  # fmt: skip
+    runs = run(scenario, replications=2, jobs=1).runs
+    assert len(runs) == 4
+    assert len(reads) == 2  # validation (served again to replication 0), replication 1
