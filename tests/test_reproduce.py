@@ -259,9 +259,28 @@ def test_a_judgement_states_the_judged_number_and_its_ratio():
     assert (judged.judged, judged.judged_ci95) == (-0.8, 0.1)  # the paired difference
     assert judged.published == pytest.approx(-1.0)
     assert judged.ratio == pytest.approx(0.8)
+    # no runs to measure (e.g. no batch cycle counted yet): nothing to judge
+    assert verdict(figure, figure.rows[0], Measured(math.nan, math.inf)) == (
+        "too few replications to judge"
+    )
 
 
 def test_published_difference_is_the_papers_own_relative_difference():
     figure = _figure()
     assert math.isnan(published_difference(figure, figure.rows[0]))
     assert published_difference(figure, figure.rows[1]) == pytest.approx(-1.0)
+
+
+@pytest.mark.parametrize(("figure_id", "readings", "rows"), [
+    ("000-table1", ["first_fit=first_found"],
+     ["FirstFit L_minSum", "MultipleBest L_minSum", "MultipleBest L_maxSum"]),
+    ("001-sec5", ["jobs.length=work", "totals=per_job", "jobs.price_markup=[1,1]"],
+     ["time minimisation: ALP total time", "cost minimisation: AMP total cost"]),
+])  # fmt: skip
+def test_a_reading_is_compared_with_the_paper_through_set(figure_id, readings, rows):
+    sets = [arg for reading in readings for arg in ("--set", reading)]
+    result = invoke("reproduce", figure_id, "-r", 3, "-j", 1, "-q", *sets)
+    assert result.exit_code == 0, result.output
+    lines = {line[0]: line for line in _table_lines(result.output, figure_id)}
+    for name in rows:  # the reading's policies are matched to the paper's rows
+        assert re.fullmatch(VERDICT, lines[name][-1]), lines[name]

@@ -112,6 +112,8 @@ def measure_row(figure: Figure, row: Row, tables: Tables | None) -> Measured:
         return _model_overhead(row)
     assert tables is not None
     runs = _selected(tables.runs, row)
+    if runs.empty:  # e.g. no batch cycle counted yet: nothing to judge
+        return Measured(NAN, math.inf)
     if row.kind == "mean":
         value, half, _ = mean_interval(_of(runs, row.policy)[row.metric])
         if figure.baseline and row.policy != figure.baseline:

@@ -88,7 +88,7 @@ def judge(figure: Figure, row: Row, measured: Measured) -> Judgement:
     claim, value, half = claim_of(figure, row, measured)
     half = 0.0 if math.isnan(half) else half
     verdict = _tier(claim, value)[1]
-    if (
+    if math.isinf(half) or (  # no runs to measure, or an interval too wide to decide
         half > claim.tolerance
         and len({_tier(claim, x)[0] for x in _spread(claim, value, half)}) > 1
     ):
