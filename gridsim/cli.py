@@ -767,13 +767,18 @@ def reproduce(figure, list_figures, all_figures, quick, replications, overrides,
         if all_figures == bool(figure):
             raise UserError("gridsim reproduce", "name FIGUREs or --all (see --list)")
         figures = catalogue.figures if all_figures else [find_figure(f) for f in figure]
+        from gridsim.reproduce.verdicts import summary_line
+
         cache: dict = {}
+        verdicts: list[str] = []
         for entry in figures:
-            _, text = run_figure(
+            table, text = run_figure(
                 entry, replications, quick=quick, overrides=overrides, jobs=jobs, out_dir=out,
                 progress=False if quiet else progress, cache=cache, overwrite=overwrite,
             )  # fmt: skip
             click.echo(text + "\n")
+            verdicts += list(table["verdict"])
+        click.echo(summary_line(verdicts))
     except ScenarioError as error:
         raise UserError("gridsim reproduce", str(error)) from None
 

@@ -16,7 +16,7 @@ from gridsim.reproduce import find_figure, load_catalogue
 from gridsim.reproduce.catalogue import Figure
 from gridsim.reproduce.measure import Measured
 from gridsim.reproduce.report import published_difference, verdict
-from gridsim.reproduce.verdicts import judge
+from gridsim.reproduce.verdicts import judge, summary_line
 
 VERDICT = (
     r"within the paper's (precision|bound)|within 5%|not reproduced|too few replications to "
@@ -284,3 +284,16 @@ def test_a_reading_is_compared_with_the_paper_through_set(figure_id, readings, r
     lines = {line[0]: line for line in _table_lines(result.output, figure_id)}
     for name in rows:  # the reading's policies are matched to the paper's rows
         assert re.fullmatch(VERDICT, lines[name][-1]), lines[name]
+
+
+def test_the_summary_line_counts_each_class_of_verdict():
+    verdicts = ["within the paper's precision", "within 5%", "within the paper's bound",
+                "relation holds, magnitude within 1.5x", "relation holds, equal within 0.1%",
+                "relation holds, magnitude off by 4.6x", "not reproduced",
+                "too few replications to judge"]  # fmt: skip
+    assert summary_line(verdicts) == (
+        "8 published numbers: 3 within tolerance, 2 relation holds with magnitude, "
+        "1 magnitude off, 1 not reproduced, 1 too few replications"
+    )
+    result = invoke("reproduce", "004-fig1")
+    assert result.output.splitlines()[-1].startswith("2 published numbers: ")

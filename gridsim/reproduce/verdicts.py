@@ -200,3 +200,30 @@ def _printed(value: float) -> tuple[float, float]:
 
 def _number(published: float | tuple[float, float]) -> float:
     return sum(published) / 2 if isinstance(published, tuple) else published
+
+
+#: The summary's classes of verdicts, in order.
+CLASSES = ("within tolerance", "relation holds with magnitude", "magnitude off",
+           "not reproduced", "too few replications")  # fmt: skip
+
+
+def verdict_class(verdict: str) -> str:
+    """The summary class of a verdict: within tolerance (the paper's precision or bound, or
+    5%), relation holds with magnitude (within 1.5x, or equal), magnitude off, not
+    reproduced, too few replications."""
+    if verdict in (PRECISION, BOUND, WITHIN):
+        return CLASSES[0]
+    if verdict == HOLDS or verdict.startswith("relation holds, equal"):
+        return CLASSES[1]
+    if verdict.startswith("relation holds, magnitude off"):
+        return CLASSES[2]
+    return CLASSES[3] if verdict == NOT_REPRODUCED else CLASSES[4]
+
+
+def summary_line(verdicts: list[str]) -> str:
+    """``N published numbers: a within tolerance, b relation holds with magnitude, ...``."""
+    counts = {name: 0 for name in CLASSES}
+    for verdict in verdicts:
+        counts[verdict_class(verdict)] += 1
+    parts = ", ".join(f"{count} {name}" for name, count in counts.items())
+    return f"{len(verdicts)} published numbers: {parts}"
