@@ -757,6 +757,7 @@ def reproduce(figure, list_figures, all_figures, quick, replications, overrides,
     """
     from gridsim.reproduce import find_figure, load_catalogue
     from gridsim.reproduce import reproduce as run_figure
+    from gridsim.reproduce.verdicts import summary_line
 
     try:
         catalogue = load_catalogue()
@@ -767,8 +768,6 @@ def reproduce(figure, list_figures, all_figures, quick, replications, overrides,
         if all_figures == bool(figure):
             raise UserError("gridsim reproduce", "name FIGUREs or --all (see --list)")
         figures = catalogue.figures if all_figures else [find_figure(f) for f in figure]
-        from gridsim.reproduce.verdicts import summary_line
-
         cache: dict = {}
         verdicts: list[str] = []
         for entry in figures:

@@ -93,7 +93,8 @@ def judge(figure: Figure, row: Row, measured: Measured) -> Judgement:
         and len({_tier(claim, x)[0] for x in _spread(claim, value, half)}) > 1
     ):
         verdict = TOO_FEW
-    published = claim.nearer_end(value) if math.isfinite(value) else claim.middle
+    # Inside a published range the ratio is 1; outside, it is taken to the nearer end.
+    published = min(max(value, claim.low), claim.high) if math.isfinite(value) else claim.middle
     ratio = value / published if published else math.nan
     return Judgement(verdict, value, half, claim.middle, ratio)
 
@@ -169,8 +170,6 @@ def _tier(claim: Claim, x: float) -> tuple[int, str]:
         return (1, WITHIN) if near else (5, NOT_REPRODUCED)
     if not math.isfinite(x) or x * end <= 0:  # the sign (or a finite crossing) fails
         return 5, NOT_REPRODUCED
-    if claim.low <= x <= claim.high:
-        return 1, WITHIN
     return _magnitude(abs(x), abs(end))
 
 
