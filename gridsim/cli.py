@@ -757,6 +757,7 @@ def reproduce(figure, list_figures, all_figures, quick, replications, overrides,
     """
     from gridsim.reproduce import find_figure, load_catalogue
     from gridsim.reproduce import reproduce as run_figure
+    from gridsim.reproduce.verdicts import summary_line
 
     try:
         catalogue = load_catalogue()
@@ -768,12 +769,15 @@ def reproduce(figure, list_figures, all_figures, quick, replications, overrides,
             raise UserError("gridsim reproduce", "name FIGUREs or --all (see --list)")
         figures = catalogue.figures if all_figures else [find_figure(f) for f in figure]
         cache: dict = {}
+        verdicts: list[str] = []
         for entry in figures:
-            _, text = run_figure(
+            table, text = run_figure(
                 entry, replications, quick=quick, overrides=overrides, jobs=jobs, out_dir=out,
                 progress=False if quiet else progress, cache=cache, overwrite=overwrite,
             )  # fmt: skip
             click.echo(text + "\n")
+            verdicts += list(table["verdict"])
+        click.echo(summary_line(verdicts))
     except ScenarioError as error:
         raise UserError("gridsim reproduce", str(error)) from None
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True, slots=True)
 class Node:
@@ -50,6 +52,8 @@ class Request:
         budget: the most the whole window may cost (``C``).
         min_performance: only nodes with at least this performance are eligible (``p``).
         earliest_start: no task may start before this time (the job's arrival).
+        time_quantum: runtimes are whole multiples of this, rounded up, as in a simulator of
+            discrete time; 0 (the default) keeps time continuous.
     """
 
     n: int
@@ -57,6 +61,17 @@ class Request:
     budget: float = float("inf")
     min_performance: float = 0.0
     earliest_start: float = 0.0
+    time_quantum: float = 0.0
+
+    def runtime_on(self, performance):
+        """A task's runtime on nodes of ``performance`` (a number or an array): ``V / p``,
+        rounded up to a whole number of quanta when time is discrete."""
+        runtime = self.volume / performance
+        if self.time_quantum > 0:
+            # Rounding dust (60 / 3 a few ulps above 20) must not add a quantum.
+            quanta = np.ceil(runtime / self.time_quantum * (1 - 1e-12))
+            runtime = np.maximum(quanta, 1.0) * self.time_quantum
+        return runtime
 
 
 @dataclass(frozen=True, slots=True)

@@ -325,7 +325,13 @@ CASES: list[Case] = [
                   "request.budget"),
     window_search("a task longer than the horizon", "volume: 100, budget: 500",
                   "volume: 1e4, budget: 1e6", "request.volume"),
+    window_search("an unknown FirstFit reading", "policies:", "first_fit: first\npolicies:",
+                  "first_fit"),
+    window_search("an unknown FirstFit reading on a policy", "MaxQ]",
+                  "{name: MultipleBest, first_fit: last}]", "first_fit"),
     # Kind jobflow.
+    job_flow("a negative time quantum", "queue_sizes:", "time_quantum: -1\nqueue_sizes:",
+             "time_quantum"),
     job_flow("no queue sizes", "queue_sizes: [6]\n", "", "queue_sizes"),
     job_flow("a queue size of zero", "queue_sizes: [6]", "queue_sizes: [0]", "queue_sizes"),
     job_flow("a baseline that is not a policy", "policies:", "baseline: CoP\npolicies:",
@@ -346,6 +352,9 @@ CASES: list[Case] = [
     scenario("batch", "an unknown goal", BATCH + "goals: [speed]\n", "goals.0"),
     scenario("batch", "a price cap below every slot price",
              BATCH + "jobs: {price_markup: [0.5, 0.6]}\n", "policies.0"),
+    scenario("batch", "an unknown reading of the job length",
+             BATCH + "jobs: {length: weight}\n", "jobs.length"),
+    scenario("batch", "an unknown reading of the totals", BATCH + "totals: sum\n", "totals"),
     scenario("batch", "jobs wider than every slot list", BATCH + "jobs: {nodes: [200, 300]}\n",
              "jobs.nodes"),
     # Kind cloud.

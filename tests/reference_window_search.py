@@ -25,6 +25,7 @@ purpose: no bounds, no pruning, every ``n``-subset of the candidate list is trie
    the earlier start, the earlier step (a later step of the same start sees more slots).
    gridsim also orders windows of one start by their slowest slot, which the paper's steps do
    not separate: the tests compare values, groups and starts.
+5. FirstFit under [TY19]'s reading (:data:`FIRST_FOUND`): the first window steps 1-3 meet.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ WINDOW_LEVEL = {
     "MinFinish": lambda start, runtime: -(start + runtime),
     "MinRuntime": lambda start, runtime: -runtime,
 }
+
+
+#: FirstFit under [TY19]'s reading, "the first suitable and affordable window found".
+FIRST_FOUND = "FirstFit(first_fit=first_found)"
 
 
 def _z_values(name, start, runtime, slot_start, slot_end, q, cost):
@@ -130,7 +135,10 @@ def reference_search_all(profile: Profile, request: Request) -> dict[str, Refere
             if len(window_slots) < n:
                 continue
             _step(window_slots, group, start, position, runtime, request, nodes, offer)
-    return {name: by_tie_rule(windows) for name, windows in found.items()}
+    best = {name: by_tie_rule(windows) for name, windows in found.items()}
+    # [TY19]'s FirstFit: the first window the scan meets, whatever comes after it.
+    best[FIRST_FOUND] = found["FirstFit"][0] if found["FirstFit"] else None
+    return best
 
 
 def _step(window_slots, group, start, position, runtime, request, nodes, offer):

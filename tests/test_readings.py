@@ -1,11 +1,14 @@
 """Readings the papers leave open, as named parameters: performance granularity, the horizon
-start's edge, and BFstart's "earliest start"."""
+start's edge, BFstart's "earliest start", FirstFit's "first window found" and MultipleBest's
+alternatives built on either."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
-from reference_window_search import reference_search_all
+from reference_window_search import FIRST_FOUND, reference_search_all
 
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
@@ -115,3 +118,75 @@ def test_bfstart_reading_names_are_checked():
         build_criterion({"name": "BFstart", "ties": "random"})
     with pytest.raises(ValueError, match="start_of=slot"):
         build_criterion({"name": "BFstart", "start_of": "slot", "ties": "slowest"})
+
+
+@pytest.mark.parametrize("edge", ["neighbour", "none", "history"])
+def test_first_found_is_the_first_window_of_the_papers_scan(edge):
+    """[TY19]'s FirstFit against the reference scan stopped at its first window: the same
+    group (slowest performance), start and runtime, on random small instances."""
+    found = build_criterion({"name": "FirstFit", "first_fit": "first_found"})
+    mismatches, later = [], 0
+    for seed in range(16):
+        profile = _environment(edge, seed).profile()
+        request = Request(n=3, volume=300.0, budget=float("inf") if seed % 2 else 90.0)
+        expected = reference_search_all(profile, request)[FIRST_FOUND]
+        window = found.search(profile, request)
+        if (window is None) != (expected is None):
+            mismatches.append((seed, window, expected))
+            continue
+        if window is None:
+            continue
+        slowest = min(profile.nodes[i].performance for i in window.nodes)
+        if (slowest, window.start, window.runtime) != pytest.approx(
+            (expected.performance, expected.start, expected.runtime)
+        ):
+            mismatches.append((seed, (slowest, window.start), expected))
+        earliest = build_criterion("FirstFit").search(profile, request)
+        later += window.start > earliest.start
+    assert mismatches == []
+    assert later > 0  # the readings differ on these instances
+
+
+def test_multiple_best_on_either_reading_scores_alternatives_in_the_real_profile():
+    """Alternatives are FirstFit's windows of each reading, found one after another without
+    overlapping; the one chosen is the best by the target measured in the real profile (the
+    distances it reports), checked by scoring every alternative again."""
+    for seed in range(6):
+        environment = _environment("neighbour", seed)
+        profile, request = environment.profile(), Request(n=2, volume=150.0)
+        for reading in ("earliest_start", "first_found"):
+            spec = {"name": "MultipleBest", "target": "COORD", "first_fit": reading}
+            criterion = build_criterion(spec)
+            alternatives = criterion.alternatives(profile, request)
+            scratch = profile.copy()
+            for window in alternatives:  # each is the reading's FirstFit window of the rest
+                first = build_criterion({"name": "FirstFit", "first_fit": reading})
+                assert first.search(scratch, request) == window
+                scratch.reserve(window)
+            coord = build_criterion("COORD")
+            real = [
+                coord.score(profile.with_enclosing_slots(w), profile.nodes) for w in alternatives
+            ]
+            chosen = criterion.search(profile, request)
+            assert chosen.criterion_value == pytest.approx(max(real))
+            assert chosen == replace(
+                profile.with_enclosing_slots(alternatives[real.index(max(real))]),
+                criterion_value=chosen.criterion_value,
+            )
+
+
+def test_first_fit_reading_is_a_scenario_switch_and_a_parameter():
+    from gridsim.api import load_scenario
+
+    scenario = load_scenario(
+        "gridsim/scenarios/dependable-placement.yaml", overrides=["first_fit=first_found"]
+    )
+    labels = [criterion.label for criterion in scenario.criteria()]
+    assert labels[0] == "FirstFit(first_fit=first_found)"
+    assert "MultipleBest(target=DEP, first_fit=first_found)" in labels
+    assert "DEP" in labels  # criteria without the parameter are left alone
+    explicit = build_criterion({"name": "FirstFit", "first_fit": "earliest_start"},
+                               {"first_fit": "first_found"})  # fmt: skip
+    assert explicit.label == "FirstFit"  # the policy's own parameter wins
+    with pytest.raises(ValueError, match="first_fit must be one of"):
+        build_criterion({"name": "MultipleBest", "first_fit": "first"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -15,6 +16,12 @@ from gridsim.reproduce import find_figure, load_catalogue
 from gridsim.reproduce.catalogue import Figure
 from gridsim.reproduce.measure import Measured
 from gridsim.reproduce.report import published_difference, verdict
+from gridsim.reproduce.verdicts import judge, summary_line
+
+VERDICT = (
+    r"within the paper's (precision|bound)|within 5%|not reproduced|too few replications to "
+    r"judge|relation holds, (magnitude within 1\.5x|magnitude off by [0-9.e+]+x|equal within .*%)"
+)
 
 
 def invoke(*args):
@@ -60,9 +67,9 @@ def test_two_figures_at_tiny_counts_print_and_write_one_table_each(tmp_path):
         if figure.baseline:
             assert header[3:5] == [f"vs {figure.baseline}, %", "paper %"]
         assert len(lines) == 1 + len(figure.rows)
-        assert {line[-1].strip() for line in lines[1:]} <= {
-            "within 5%", "relation holds", "not reproduced"
-        }  # fmt: skip
+        assert header[-2:] == ["ratio", "verdict"]
+        for line in lines[1:]:  # never a bare "relation holds": the magnitude is named
+            assert re.fullmatch(VERDICT, line[-1].strip()), line
         table = pd.read_csv(out / f"{figure_id}.csv")
         assert list(table["row"]) == [row.name for row in figure.rows]
         assert table["gridsim"].notna().all()
@@ -174,16 +181,25 @@ def _figure(**rows) -> Figure:
 @pytest.mark.parametrize(
     ("row", "measured", "expected"),
     [
-        # CoP published 1% below BFfinish: within 5% only if gridsim's CoP is also below it
-        (1, Measured(298.0, 2.0, -0.8, 0.2), "within 5%"),
-        (1, Measured(298.0, 2.0, -0.1, 0.2), "not reproduced"),
-        (1, Measured(250.0, 2.0, -0.8, 0.2), "relation holds"),
-        # PAST published equal to BFfinish (0.03% < equal_within): an interval around zero holds
-        (2, Measured(299.0, 2.0, 0.05, 0.2), "within 5%"),
+        # CoP printed 297.0 against BFfinish's 300.0: the paper's difference is -1.0%, and the
+        # two printed cells allow -1.0333..-0.9667%. Judged on the paired difference:
+        (1, Measured(250.0, 2.0, -1.0, 0.01), "within the paper's precision"),
+        (1, Measured(298.0, 2.0, -1.04, 0.01), "within 5%"),  # outside the digits, within 5%
+        (1, Measured(298.0, 2.0, -0.8, 0.01), "relation holds, magnitude within 1.5x"),
+        (1, Measured(298.0, 2.0, -4.5, 0.01), "relation holds, magnitude off by 4.5x"),
+        (1, Measured(298.0, 2.0, 0.5, 0.01), "not reproduced"),  # the sign fails
+        # an interval that reaches another verdict and is wider than the tolerance (0.05)
+        (1, Measured(298.0, 2.0, -0.1, 0.2), "too few replications to judge"),
+        (1, Measured(298.0, 2.0, -1.0, 0.06), "too few replications to judge"),
+        # PAST printed 300.1, equal to BFfinish within 0.1%: a difference that small holds
+        (2, Measured(299.0, 2.0, 0.08, 0.01), "relation holds, equal within 0.1%"),
         (2, Measured(299.0, 2.0, 1.0, 0.2), "not reproduced"),
-        # the baseline has no relation, only its value
-        (0, Measured(330.0, 2.0), "not reproduced"),
+        # the baseline has no relation, only its value (printed 300.0: [299.95, 300.05))
+        (0, Measured(300.04, 0.01), "within the paper's precision"),
         (0, Measured(310.0, 2.0), "within 5%"),
+        (0, Measured(330.0, 2.0), "not reproduced"),
+        (0, Measured(310.0, 16.0), "too few replications to judge"),  # 294-326 meets 315
+        (0, Measured(400.0, 16.0), "not reproduced"),  # wide, but nowhere near
     ],
 )
 def test_verdicts(row, measured, expected):
@@ -191,7 +207,93 @@ def test_verdicts(row, measured, expected):
     assert verdict(figure, figure.rows[row], measured) == expected
 
 
+def _row(**fields) -> Figure:
+    return Figure.model_validate({
+        "id": "x", "paper": "004", "cite": "RRM", "source": "Fig. 1", "title": "t",
+        "replications": {"paper": 3, "quick": 2}, "rows": [fields],
+    })  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("fields", "measured", "expected"),
+    [
+        # a printed "4" stands for [3.5, 4.5): 3.795 is the paper's 4 (and 5.1% below it)
+        ({"kind": "model", "samples": 1, "performance_w": 1, "published": 4}, 3.795,
+         "within the paper's precision"),
+        ({"kind": "model", "samples": 1, "performance_w": 1, "published": 4.0}, 3.795,
+         "not reproduced"),  # a printed "4.0" does not
+        # a crossing time: its relation is "overtakes at all", then the magnitude
+        ({"kind": "crossing", "policy": "a", "versus": "b", "published": 3.75}, 3.08,
+         "relation holds, magnitude within 1.5x"),
+        ({"kind": "crossing", "policy": "a", "versus": "b", "published": 3.75}, 1.5,
+         "relation holds, magnitude off by 2.5x"),
+        ({"kind": "crossing", "policy": "a", "versus": "b", "published": 3.75}, math.nan,
+         "not reproduced"),
+        # a published range is its own precision; outside it, the nearer end counts
+        ({"kind": "relative", "policy": "a", "versus": "b", "metric": "m",
+          "published": [8, 13]}, 10.0, "within the paper's precision"),
+        ({"kind": "relative", "policy": "a", "versus": "b", "metric": "m",
+          "published": [8, 13]}, 5.5, "relation holds, magnitude within 1.5x"),
+        ({"kind": "relative", "policy": "a", "versus": "b", "metric": "m",
+          "published": [8, 13]}, 13.5, "within 5%"),
+        # a search time 7% above FirstFit's, measured 727% above: the sign alone is not enough
+        ({"kind": "relative", "policy": "a", "versus": "b", "metric": "m", "published": 7},
+         727.0, "relation holds, magnitude off by 104x"),
+        # a bound: met, exceeded a little, exceeded far
+        ({"kind": "relative", "policy": "a", "versus": "b", "metric": "m", "published": 0.25,
+          "claim": "at_most"}, -0.2, "within the paper's bound"),
+        ({"kind": "relative", "policy": "a", "versus": "b", "metric": "m", "published": 0.25,
+          "claim": "at_most"}, -0.35, "relation holds, magnitude within 1.5x"),
+        ({"kind": "relative", "policy": "a", "versus": "b", "metric": "m", "published": 0.25,
+          "claim": "at_most"}, 1.0, "relation holds, magnitude off by 4x"),
+    ],
+)  # fmt: skip
+def test_verdicts_of_single_numbers(fields, measured, expected):
+    figure = _row(**fields)
+    assert verdict(figure, figure.rows[0], Measured(measured, 0.0)) == expected
+
+
+def test_a_judgement_states_the_judged_number_and_its_ratio():
+    figure = _figure()
+    judged = judge(figure, figure.rows[1], Measured(250.0, 2.0, -0.8, 0.1))
+    assert (judged.judged, judged.judged_ci95) == (-0.8, 0.1)  # the paired difference
+    assert judged.published == pytest.approx(-1.0)
+    assert judged.ratio == pytest.approx(0.8)
+    # no runs to measure (e.g. no batch cycle counted yet): nothing to judge
+    assert verdict(figure, figure.rows[0], Measured(math.nan, math.inf)) == (
+        "too few replications to judge"
+    )
+
+
 def test_published_difference_is_the_papers_own_relative_difference():
     figure = _figure()
     assert math.isnan(published_difference(figure, figure.rows[0]))
     assert published_difference(figure, figure.rows[1]) == pytest.approx(-1.0)
+
+
+@pytest.mark.parametrize(("figure_id", "readings", "rows"), [
+    ("000-table1", ["first_fit=first_found"],
+     ["FirstFit L_minSum", "MultipleBest L_minSum", "MultipleBest L_maxSum"]),
+    ("001-sec5", ["jobs.length=work", "totals=per_job", "jobs.price_markup=[1,1]"],
+     ["time minimisation: ALP total time", "cost minimisation: AMP total cost"]),
+])  # fmt: skip
+def test_a_reading_is_compared_with_the_paper_through_set(figure_id, readings, rows):
+    sets = [arg for reading in readings for arg in ("--set", reading)]
+    result = invoke("reproduce", figure_id, "-r", 3, "-j", 1, "-q", *sets)
+    assert result.exit_code == 0, result.output
+    lines = {line[0]: line for line in _table_lines(result.output, figure_id)}
+    for name in rows:  # the reading's policies are matched to the paper's rows
+        assert re.fullmatch(VERDICT, lines[name][-1]), lines[name]
+
+
+def test_the_summary_line_counts_each_class_of_verdict():
+    verdicts = ["within the paper's precision", "within 5%", "within the paper's bound",
+                "relation holds, magnitude within 1.5x", "relation holds, equal within 0.1%",
+                "relation holds, magnitude off by 4.6x", "not reproduced",
+                "too few replications to judge"]  # fmt: skip
+    assert summary_line(verdicts) == (
+        "8 published numbers: 3 within tolerance, 2 relation holds with magnitude, "
+        "1 magnitude off, 1 not reproduced, 1 too few replications"
+    )
+    result = invoke("reproduce", "004-fig1")
+    assert result.output.splitlines()[-1].startswith("2 published numbers: ")

@@ -128,6 +128,9 @@ class JobBatchSection(_Section):
     runtime: tuple[float, float] = (50.0, 150.0)
     min_performance: tuple[float, float] = (1.0, 2.0)
     price_markup: tuple[float, float] = (1.0, 1.25)
+    #: What ``runtime`` is (docs/model.md, "Batch job length"): the time on a node of the
+    #: minimum performance, or the job's work.
+    length: Literal["time", "work"] = "time"
 
     _positive = field_validator("runtime", "min_performance", "price_markup")(_positive_range)
 
@@ -166,6 +169,9 @@ class BatchScenario(BaseModel):
     goals: tuple[Goal, ...] = Field(("time", "cost"), min_length=1)
     slots: SlotListSection = SlotListSection()
     jobs: JobBatchSection = JobBatchSection()
+    #: What ``total_time`` and ``total_cost`` hold: the batch's sums ``T(s)`` and ``C(s)``,
+    #: or their means per job of the batch (docs/model.md, "Batch totals").
+    totals: Literal["batch", "per_job"] = "batch"
 
 
 def run_replication(
@@ -196,6 +202,7 @@ def run_replication(
     counted = all(all(alternatives) for alternatives in found.values())
     common = {"scenario": scenario.name, "replication": replication}
     runs, job_rows = [], []
+    per = len(jobs) if scenario.totals == "per_job" else 1
     for policy, alternatives in found.items():
         for goal in scenario.goals:
             limits, chosen = _optimise(alternatives, goal)
@@ -215,8 +222,8 @@ def run_replication(
                     "time_limit": limits[0],
                     "budget_limit": limits[1],
                     "feasible": chosen is not None,
-                    "total_time": np.nan if chosen is None else chosen.total_time,
-                    "total_cost": np.nan if chosen is None else chosen.total_cost,
+                    "total_time": np.nan if chosen is None else chosen.total_time / per,
+                    "total_cost": np.nan if chosen is None else chosen.total_cost / per,
                 }
             )
             job_rows.extend(_job_rows(common, policy, goal, jobs, alternatives, chosen))

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from typing import Any, Literal
 
 import numpy as np
@@ -219,6 +220,9 @@ class JobFlowScenario(ScenarioBase):
     slowdown_threshold: float = Field(10.0, gt=0)
     faults: FaultsConfig = FaultsConfig()
     workload: JobFlowWorkload | None = None
+    #: A discrete-time simulator's clock tick: runtimes and arrival times are rounded up to
+    #: whole multiples of it; 0 keeps time continuous (docs/model.md, "Discrete time").
+    time_quantum: float = Field(0.0, ge=0)
 
     @field_validator("environment")
     @classmethod
@@ -289,7 +293,7 @@ def generate_instance(
         draws = flow["submit_time"].to_numpy(np.float64)
     jobs = tuple(
         Job(i, 0.0, int(sizes[i]), float(volumes[i]), spec.budget, spec.min_performance,
-            float(factors[i]))
+            float(factors[i]), scenario.time_quantum)
         for i in range(queue_size)
     )  # fmt: skip
     return Instance(environment.nodes, environment.busy, jobs), draws
@@ -313,11 +317,11 @@ def with_arrivals(scenario: JobFlowScenario, instance: Instance, draws: np.ndarr
         static = simulate(instance, build_criterion(arrivals.reference_policy), scenario.priority)
         makespan = max(record["finish"] for record in static.job_records())
         times = draws * arrivals.fraction * makespan
+    if scenario.time_quantum > 0:
+        times = np.ceil(times / scenario.time_quantum) * scenario.time_quantum
     jobs = tuple(
-        Job(job.id, float(t), job.n, job.volume, job.budget, job.min_performance,
-            job.runtime_factor)
-        for job, t in zip(instance.jobs, times, strict=True)
-    )  # fmt: skip
+        replace(job, arrival=float(t)) for job, t in zip(instance.jobs, times, strict=True)
+    )
     return Instance(instance.nodes, instance.busy, jobs)
 
 

@@ -20,7 +20,7 @@ from gridsim.experiments import feasibility
 from gridsim.experiments.kinds import KindDeclaration
 from gridsim.experiments.rejections import Count
 from gridsim.model import Request, Window
-from gridsim.selection.criteria import PolicySpecs, build_criterion
+from gridsim.selection.criteria import FirstFitReading, PolicySpecs, build_criterion
 from gridsim.workloads.environment import (
     EnvironmentSpec,
     LocalLoad,
@@ -123,9 +123,13 @@ class WindowSearchScenario(ScenarioBase):
     environment: EnvironmentConfig = EnvironmentConfig()
     request: RequestConfig
     policies: PolicySpecs
+    #: FirstFit's reading for FirstFit and MultipleBest (docs/model.md, "FirstFit"): the
+    #: earliest start [TY18] or the first window the group scan finds [TY19].
+    first_fit: FirstFitReading = "earliest_start"
 
     def criteria(self):
-        return [build_criterion(spec) for spec in self.policies]
+        readings = {"first_fit": self.first_fit}
+        return [build_criterion(spec, readings) for spec in self.policies]
 
 
 def run_replication(

@@ -38,7 +38,8 @@ class Row(Strict):
     goal: str | None = None
     samples: float = 0.0
     performance_w: float = 0.0
-    published: float | tuple[float, float]
+    #: The paper's digits matter (a printed ``4`` stands for [3.5, 4.5)): an int stays one.
+    published: int | float | tuple[float, float]
     claim: Literal["value", "at_most"] = "value"
 
     @model_validator(mode="after")

@@ -112,6 +112,8 @@ def measure_row(figure: Figure, row: Row, tables: Tables | None) -> Measured:
         return _model_overhead(row)
     assert tables is not None
     runs = _selected(tables.runs, row)
+    if runs.empty:  # e.g. no batch cycle counted yet: nothing to judge
+        return Measured(NAN, math.inf)
     if row.kind == "mean":
         value, half, _ = mean_interval(_of(runs, row.policy)[row.metric])
         if figure.baseline and row.policy != figure.baseline:
@@ -133,21 +135,35 @@ def _selected(runs: pd.DataFrame, row: Row) -> pd.DataFrame:
 
 
 def _of(runs: pd.DataFrame, policy: str) -> pd.DataFrame:
-    part = runs[runs["policy"] == policy]
-    if part.empty:
-        known = ", ".join(map(str, runs["policy"].unique()))
+    """The runs of ``policy``: its label, or the one label that adds a reading's parameters
+    to it (``FirstFit`` is ``FirstFit(first_fit=first_found)`` under that reading)."""
+    labels = [str(label) for label in runs["policy"].unique()]
+    matches = [policy] if policy in labels else [x for x in labels if _extends(x, policy)]
+    if len(matches) != 1:
+        known = ", ".join(labels)
         raise ScenarioError(f"policy {policy!r} has no runs in this scenario (it has {known})")
-    return part
+    return runs[runs["policy"] == matches[0]]
+
+
+def _extends(label: str, policy: str) -> bool:
+    """Whether ``label`` names ``policy`` with more parameters set."""
+    name, params = _parts(label)
+    wanted_name, wanted = _parts(policy)
+    return name == wanted_name and wanted < params
+
+
+def _parts(label: str) -> tuple[str, frozenset[str]]:
+    name, _, rest = label.partition("(")
+    return name, frozenset(p.strip() for p in rest.rstrip(")").split(",") if p.strip())
 
 
 def _paired_relative(runs: pd.DataFrame, row: Row, versus: str, reference: str):
     """Mean and half-width over replications of ``100 (policy - versus) / reference``."""
-    for policy in (row.policy, versus):
-        _of(runs, policy)  # a clear error for a policy the scenario does not run
+    mine, theirs = (_of(runs, policy)["policy"].iloc[0] for policy in (row.policy, versus))
     table = runs.pivot_table(index="replication", columns="policy", values=row.metric)
-    pairs = table[[row.policy, versus]].dropna()
-    base = pairs[row.policy if reference == "policy" else versus]
-    relative = 100 * (pairs[row.policy] - pairs[versus]) / base
+    pairs = table[[mine, theirs]].dropna()
+    base = pairs[mine if reference == "policy" else theirs]
+    relative = 100 * (pairs[mine] - pairs[theirs]) / base
     value, half, _ = mean_interval(relative.to_numpy())
     return value, half
 

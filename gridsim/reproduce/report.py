@@ -1,15 +1,9 @@
 """Published against gridsim: the comparison table of a figure and its verdicts.
 
 Consumes a figure and gridsim's measured rows; produces a DataFrame (one row per published
-number) and its plain-text rendering. Verdicts:
-
-* ``within 5%``: gridsim's value is within 5% of the published one (of the nearer end of a
-  published range), and the relation below, if the row has one, holds;
-* ``relation holds``: the value is further off, but the published relation holds: the
-  paired difference against the baseline (or the row's ``versus``) has the paper's sign with
-  a 95% interval that excludes zero, or includes zero where the paper's numbers are equal
-  within ``equal_within``; for ``at_most`` claims, the value's size is within the bound;
-* ``not reproduced``: otherwise, in particular whenever the relation fails.
+number) and its plain-text rendering. The verdicts and the number each judges come from
+:mod:`.verdicts`; ``ratio`` is gridsim's judged number over the paper's (for a paired claim,
+gridsim's paired difference over the paper's own difference).
 """
 
 from __future__ import annotations
@@ -20,68 +14,18 @@ import pandas as pd
 
 from gridsim.reproduce.catalogue import Figure, Row
 from gridsim.reproduce.measure import Measured
-
-WITHIN = 0.05
-
-
-def published_difference(figure: Figure, row: Row) -> float:
-    """The paper's own relative difference (%) of a table cell against its baseline cell."""
-    if row.kind != "mean" or not figure.baseline or row.policy == figure.baseline:
-        return math.nan
-    for other in figure.rows:
-        if (other.kind, other.policy) == ("mean", figure.baseline) and (
-            other.selector() == row.selector() and other.metric == row.metric
-        ):
-            return 100 * (_number(row.published) / _number(other.published) - 1)
-    return math.nan
-
-
-def relation_holds(figure: Figure, row: Row, measured: Measured) -> bool | None:
-    """Whether the relation the paper states holds in gridsim; None if the row has none."""
-    if row.claim == "at_most":
-        return abs(measured.value) <= _number(row.published)
-    if row.kind == "relative":
-        return _same_sign(_number(row.published), measured.value, measured.ci95, 0.0)
-    if row.kind == "crossing":
-        return math.isfinite(measured.value) and measured.value > 0
-    expected = published_difference(figure, row)
-    if math.isnan(expected):
-        return None
-    return _same_sign(
-        expected, measured.difference, measured.difference_ci95, 100 * figure.equal_within
-    )
-
-
-def _same_sign(expected: float, value: float, half: float, tolerance: float) -> bool:
-    if math.isnan(value):
-        return False
-    half = 0.0 if math.isnan(half) else half
-    if abs(expected) <= tolerance:
-        return value - half <= tolerance and value + half >= -tolerance
-    return value - half > 0 if expected > 0 else value + half < 0
-
-
-def within(published: float | tuple[float, float], value: float) -> bool:
-    low, high = published if isinstance(published, tuple) else (published, published)
-    if low == high == 0:
-        return abs(value) <= 1e-9
-    return low - WITHIN * abs(low) <= value <= high + WITHIN * abs(high)
+from gridsim.reproduce.verdicts import judge, published_difference
 
 
 def verdict(figure: Figure, row: Row, measured: Measured) -> str:
-    relation = relation_holds(figure, row, measured)
-    if relation is False:
-        return "not reproduced"
-    if row.claim == "at_most":
-        return "relation holds"
-    if within(row.published, measured.value):
-        return "within 5%"
-    return "relation holds" if relation else "not reproduced"
+    """The row's verdict (:mod:`.verdicts`)."""
+    return judge(figure, row, measured).verdict
 
 
 def comparison_table(figure: Figure, measured: list[Measured]) -> pd.DataFrame:
     rows = []
     for row, value in zip(figure.rows, measured, strict=True):
+        judgement = judge(figure, row, value)
         rows.append({
             "figure": figure.id,
             "row": row.name,
@@ -91,7 +35,8 @@ def comparison_table(figure: Figure, measured: list[Measured]) -> pd.DataFrame:
             "difference_pct": value.difference,
             "difference_ci95": value.difference_ci95,
             "published_difference_pct": published_difference(figure, row),
-            "verdict": verdict(figure, row, value),
+            "ratio": judgement.ratio,
+            "verdict": judgement.verdict,
         })  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -103,7 +48,7 @@ def format_table(figure: Figure, table: pd.DataFrame, replications: int | None) 
     title = f"{figure.id}: [{figure.cite}] {figure.source}, {figure.title}{count}{paper}"
     versus = f"vs {figure.baseline}, %" if figure.baseline else ""
     header = ["row", "published", "gridsim ± 95%"] + ([versus, "paper %"] if versus else [])
-    lines = [[*header, "verdict"]]
+    lines = [[*header, "ratio", "verdict"]]
     for _, r in table.iterrows():
         cells = [r["row"], r["published"], _interval(r["gridsim"], r["gridsim_ci95"])]
         if versus:
@@ -111,7 +56,8 @@ def format_table(figure: Figure, table: pd.DataFrame, replications: int | None) 
                 _interval(r["difference_pct"], r["difference_ci95"]),
                 _number_text(r["published_difference_pct"], signed=True),
             ]
-        lines.append([*cells, r["verdict"]])
+        ratio = "" if math.isnan(r["ratio"]) else f"{r['ratio']:.3g}"
+        lines.append([*cells, ratio, r["verdict"]])
     widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
     body = ["  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)) for line in lines]
     return "\n".join([title, *body])
@@ -136,7 +82,3 @@ def _published_text(row: Row) -> str:
         return f"{row.published[0]:g} to {row.published[1]:g}"
     prefix = "at most " if row.claim == "at_most" else ""
     return f"{prefix}{row.published:g}"
-
-
-def _number(published: float | tuple[float, float]) -> float:
-    return sum(published) / 2 if isinstance(published, tuple) else published

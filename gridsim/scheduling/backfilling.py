@@ -61,6 +61,7 @@ class Job:
         budget: the most its window may cost (money); infinite means no limit.
         min_performance: only nodes at least this fast are eligible.
         runtime_factor: actual runtime / planned runtime (1 = exact estimates).
+        time_quantum: runtimes are rounded up to whole multiples of it (0: continuous time).
     """
 
     id: int
@@ -70,6 +71,7 @@ class Job:
     budget: float = math.inf
     min_performance: float = 0.0
     runtime_factor: float = 1.0
+    time_quantum: float = 0.0
 
     def request(self, now: float, volume_scale: float = 1.0) -> Request:
         return Request(
@@ -78,6 +80,7 @@ class Job:
             budget=self.budget,
             min_performance=self.min_performance,
             earliest_start=max(self.arrival, now),
+            time_quantum=self.time_quantum,
         )
 
 
@@ -160,8 +163,9 @@ class ReservationPlanner:
     def _may_move_earlier(self, job: Job, old: Window, lo: float) -> bool:
         """False if no window for ``job`` from ``lo`` on can be earlier than its reserved
         ``old`` (:func:`~gridsim.scheduling.earlier_windows.may_move_earlier`); always True
-        without :attr:`skip_tests`."""
-        if not self.skip_tests:
+        without :attr:`skip_tests` or in discrete time (the test reads a volume off the
+        window's runtime, which rounding has lengthened)."""
+        if not self.skip_tests or job.time_quantum > 0:
             return True
         return may_move_earlier(
             self.profile.slot_table(),

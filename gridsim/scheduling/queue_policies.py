@@ -324,7 +324,7 @@ class EasyBackfilling(_QueuePlanner):
         (:func:`~gridsim.scheduling.earlier_windows.may_start_at`); True until a search has
         shown the volume the criterion searches the job with."""
         volume = self._volumes.get(job.id)
-        if volume is None or not self.skip_tests:
+        if volume is None or not self.skip_tests or job.time_quantum > 0:
             return True
         assert self.head is not None
         table = self.profile.slot_table()

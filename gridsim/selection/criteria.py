@@ -21,7 +21,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 import numpy as np
 from pydantic import AfterValidator, Field
@@ -57,12 +57,16 @@ class CriterionError(ValueError):
     """A criterion name or parameter in a scenario is wrong."""
 
 
-def build_criterion(spec: str | Mapping[str, Any]) -> Criterion:
+def build_criterion(
+    spec: str | Mapping[str, Any], readings: Mapping[str, Any] | None = None
+) -> Criterion:
     """A criterion from a name or a mapping ``{name: ..., <parameter>: ...}``.
 
     The name is a registered criterion's, a plugin's ``package.module:Class`` or the name of
     an installed ``gridsim.criteria`` entry point (:mod:`gridsim.plugins`); a plugin comes
-    back wrapped in a :class:`~gridsim.selection.guard.GuardedCriterion`.
+    back wrapped in a :class:`~gridsim.selection.guard.GuardedCriterion`. ``readings`` are a
+    scenario's choices for every built-in criterion that has such a parameter (FirstFit's and
+    MultipleBest's ``first_fit``), unless ``spec`` sets it.
     """
     if isinstance(spec, str):
         spec = {"name": spec}
@@ -82,6 +86,8 @@ def build_criterion(spec: str | Mapping[str, Any]) -> Criterion:
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise CriterionError(f"unknown criterion {name!r}{hint} (see `gridsim policies`)")
     allowed = {f.name for f in fields(cls)}
+    if not plugin:
+        params = {key: value for key, value in (readings or {}).items() if key in allowed} | params
     unknown = sorted(set(params) - allowed)
     if unknown:
         raise CriterionError(
@@ -257,14 +263,36 @@ class WindowCriterion(Criterion):
         return float(self.value(window.start, window.runtime))
 
 
+#: The two readings of FirstFit's "first suitable and affordable window found" (docs/model.md,
+#: "FirstFit"): the earliest start over all groups [TY18], or the first window the group
+#: scan meets, from the fastest group down [TY19].
+FirstFitReading = Literal["earliest_start", "first_found"]
+FIRST_FIT_READINGS: tuple[str, ...] = get_args(FirstFitReading)
+
+
 @register
 @dataclass(frozen=True)
 class FirstFit(WindowCriterion):
+    """The first window of the scan: ``earliest_start`` (default) takes the earliest start,
+    on the fastest group that has it; ``first_found`` the first group that has any window,
+    at its earliest start (the window MinRuntime chooses)."""
+
     name: ClassVar[str] = "FirstFit"
-    summary: ClassVar[str] = "earliest start, on the fastest group that has it [TY18, Sec. 4.2]"
+    summary: ClassVar[str] = "earliest start [TY18], or the first window found [TY19, Sec. 4.2]"
+    first_fit: FirstFitReading = "earliest_start"
+
+    def __post_init__(self) -> None:
+        _check_first_fit(self.first_fit)
 
     def value(self, start, runtime):
+        if self.first_fit == "first_found":  # the fastest group first, then the earliest start
+            return -np.broadcast_to(np.asarray(runtime, dtype=float), np.shape(start)).copy()
         return -np.asarray(start, dtype=float)
+
+
+def _check_first_fit(reading: str) -> None:
+    if reading not in FIRST_FIT_READINGS:
+        raise ValueError(f"first_fit must be one of {list(FIRST_FIT_READINGS)}, got {reading!r}")
 
 
 @register
@@ -751,23 +779,27 @@ class MultipleBest(Criterion):
     summary: ClassVar[str] = "FirstFit alternatives that do not intersect, best by a target"
     target: str = "MaxQ"
     max_alternatives: int = 1000
+    first_fit: FirstFitReading = "earliest_start"
 
     def __post_init__(self) -> None:
         if self.target not in CRITERIA or self.target == "MultipleBest":
             raise ValueError(f"target must name a criterion, got {self.target!r}")
         if self.max_alternatives < 1:
             raise ValueError("max_alternatives must be at least 1")
+        _check_first_fit(self.first_fit)
 
     @property
     def label(self) -> str:
         extra = ""
         if self.max_alternatives != 1000:
             extra = f", max_alternatives={self.max_alternatives}"
+        if self.first_fit != "earliest_start":
+            extra += f", first_fit={self.first_fit}"
         return f"MultipleBest(target={self.target}{extra})"
 
     def alternatives(self, profile: Profile, request: Request) -> list[Window]:
         scratch = profile.copy()
-        first_fit = FirstFit()
+        first_fit = FirstFit(self.first_fit)
         found: list[Window] = []
         while len(found) < self.max_alternatives:
             window = first_fit.search(scratch, request)
@@ -779,16 +811,18 @@ class MultipleBest(Criterion):
 
     def search(self, profile, request):
         target = build_criterion(self.target)
-        alternatives = self.alternatives(profile, request)
+        # Alternatives were cut from a profile holding the earlier ones; each is one choice
+        # for the job alone, so it is scored by its slots (neighbour distances) in the real
+        # profile, the ones the chosen window reports.
+        alternatives = [
+            profile.with_enclosing_slots(w) for w in self.alternatives(profile, request)
+        ]
         if not alternatives:
             return None
         scores = np.array([target.score(window, profile.nodes) for window in alternatives])
         # Ties (docs/model.md, "Ties"): the first alternative found among the best.
         chosen = first_tied(scores)
-        # Alternatives were cut from a profile holding the earlier ones: measure the chosen
-        # window's neighbour distances in the real profile.
-        best = profile.with_enclosing_slots(alternatives[chosen])
-        return replace(best, criterion_value=float(scores[chosen]))
+        return replace(alternatives[chosen], criterion_value=float(scores[chosen]))
 
     def score(self, window, nodes):
         return build_criterion(self.target).score(window, nodes)

@@ -106,7 +106,7 @@ def window_problem(
             f"node {slow.id} has performance {slow.performance:.6g}, "
             f"below the minimum {request.min_performance:.6g}"
         )
-    needed = request.volume / slow.performance
+    needed = float(request.runtime_on(slow.performance))
     if window.runtime < needed * (1 - RELATIVE_TOLERANCE):
         return (
             f"its runtime {window.runtime:.9g} is shorter than the volume needs on its "

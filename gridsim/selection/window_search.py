@@ -103,7 +103,7 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
     slots = Candidates.from_table(table, request)
     if request.n < 1 or len(slots) < request.n:
         return None
-    runtime = request.volume / slots.performance
+    runtime = request.runtime_on(slots.performance)
     sigmas = np.flatnonzero(slots.end - slots.start >= runtime * (1 - 1e-12))
     if len(sigmas) == 0:
         return None

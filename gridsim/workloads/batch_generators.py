@@ -13,6 +13,7 @@ given by the paper: see ``docs/batch.md`` ("Model choices").
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -57,6 +58,8 @@ class BatchParameters:
         price_markup: the price cap is ``markup * price_base ** P``, markup drawn from this
             range (our choice, docs/batch.md); ``price_base`` is the slot generator's.
         price_base: must equal the slot generator's ``price_base``.
+        length: what ``runtime`` is: ``"time"`` on a node of the minimum performance
+            (default), or ``"work"`` (docs/model.md, "Batch job length").
     """
 
     count: tuple[int, int] = (3, 7)
@@ -65,6 +68,7 @@ class BatchParameters:
     min_performance: tuple[float, float] = (1.0, 2.0)
     price_markup: tuple[float, float] = (1.0, 1.25)
     price_base: float = 1.7
+    length: Literal["time", "work"] = "time"
 
 
 def generate_slot_list(rng: np.random.Generator, parameters: SlotListParameters) -> Profile:
@@ -111,6 +115,6 @@ def generate_batch(rng: np.random.Generator, parameters: BatchParameters) -> lis
     markup = rng.uniform(*parameters.price_markup, size=count)
     price_cap = markup * power(parameters.price_base, min_performance)
     return [
-        BatchJob(n=int(n), runtime=float(t), min_performance=float(p), price_cap=float(c))
+        BatchJob(int(n), float(t), float(p), float(c), parameters.length == "work")
         for n, t, p, c in zip(nodes, runtime, min_performance, price_cap, strict=True)
     ]

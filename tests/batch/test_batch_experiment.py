@@ -96,6 +96,17 @@ def test_chosen_alternatives_add_up_to_the_totals_and_respect_the_limits():
                 assert row.total_time <= row.time_limit
 
 
+def test_the_readings_of_length_and_totals():
+    seed = np.random.SeedSequence(12345).spawn(4)[3]
+    jobs = {**document()["jobs"], "length": "work"}
+    per_job = run_replication(scenario(jobs=jobs, totals="per_job"), 3, seed)
+    batch = run_replication(scenario(jobs=jobs), 3, seed)
+    # The same choice, reported per job of the batch instead of summed over it.
+    for column in ("total_time", "total_cost"):
+        ratio = batch["runs"][column] / per_job["runs"][column]
+        assert np.allclose(ratio.dropna(), batch["runs"]["jobs"][ratio.notna()])
+
+
 def test_the_summary_counts_only_cycles_where_every_job_is_served_by_both():
     runs = pd.concat([cycle(r)["runs"] for r in range(8)])
     summary = summarise(runs)

@@ -29,6 +29,15 @@ def test_tasks_start_together_and_a_faster_node_finishes_earlier():
     assert window.cost == 1.0 * 60 + 2.0 * 30
 
 
+def test_a_length_read_as_work_lasts_work_over_performance_on_every_node():
+    slots = table((0, 100, 1.5, 1.0), (0, 100, 3.0, 2.0))
+    job = BatchJob(n=2, runtime=60, min_performance=1.5, price_cap=10, length_is_work=True)
+    window = alp(slots, job)
+    assert window.runtimes == (40.0, 20.0)  # t / p, not t * P / p (60 and 30)
+    assert job.task_runtime(3.0) == 20.0
+    assert BatchJob(2, 60, 1.5, 10).task_runtime(3.0) == 30.0
+
+
 def test_a_slot_too_short_for_the_later_window_start_expires():
     # Slot 0 holds a 50-long task only if the window starts by 10; slot 1 moves it to 20.
     slots = table((0, 60, 1.0, 1.0), (20, 100, 1.0, 1.0), (30, 90, 1.0, 1.0))

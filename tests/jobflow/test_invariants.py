@@ -1,6 +1,7 @@
 """Invariants of executed job flows on random small instances (hypothesis)."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -69,6 +70,27 @@ def test_overruns_keep_the_plan_consistent(instance, policy):
     jobs = check_common(instance, simulate(instance, build_criterion(policy)))
     late = jobs[jobs["start"] > jobs["first_promised_start"] + TOL]
     assert (late["delay"] > 0).all()
+
+
+@SETTINGS
+@given(instances(deviations=False), POLICIES)
+def test_in_discrete_time_every_runtime_and_start_is_whole(instance, policy):
+    """With ``time_quantum: 1``, no local load and whole arrival times, every job starts at a
+    whole time and lasts its volume over its slowest node's performance rounded up (BFshort:
+    99% of it, rounded up): what a simulator of discrete time does."""
+    jobs = tuple(replace(job, arrival=float(math.ceil(job.arrival)), time_quantum=1.0)
+                 for job in instance.jobs)  # fmt: skip
+    instance = Instance(instance.nodes, tuple(() for _ in instance.nodes), jobs)
+    trace = simulate(instance, build_criterion(policy))
+    records = check_common(instance, trace)
+    tasks = pd.DataFrame(trace.task_records())
+    share = 0.99 if policy == "BFshort" else 1.0
+    for record in records.itertuples():
+        assert record.start == math.floor(record.start)
+        slowest = min(instance.nodes[node].performance
+                      for node in tasks[tasks["job_id"] == record.job_id]["node"])  # fmt: skip
+        volume = share * instance.jobs[record.job_id].volume
+        assert record.runtime == math.ceil(volume / slowest * (1 - 1e-12))
 
 
 def test_bfshort_jobs_really_run_one_percent_shorter():

@@ -60,6 +60,16 @@ def test_arrivals_spread_over_half_the_static_makespan():
     assert 0 < arrivals.max() <= makespan / 2 and arrivals.nunique() > 1
 
 
+def test_discrete_time_rounds_arrivals_and_runtimes_up_to_whole_units():
+    scenario, _ = small(ROOT / "scenarios/coordinated-placement-arrivals.yaml", sizes=(12,))
+    discrete = scenario.model_copy(update={"time_quantum": 1.0})
+    seed = replication_seed(scenario.seed, 0)
+    continuous, whole = (run_replication(s, 0, seed)["jobs"] for s in (scenario, discrete))
+    assert (continuous["submit_time"] % 1 != 0).any()
+    for column in ("submit_time", "start_time", "run_time"):
+        assert (whole[column] % 1 == 0).all(), column
+
+
 def test_misspelt_arrival_model_is_an_error_naming_the_field():
     text = (SCENARIOS[1]).read_text().replace("model: static}", "model: statik}")
     with pytest.raises(ScenarioError, match=r"arrivals\.model"):

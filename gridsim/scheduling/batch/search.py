@@ -44,7 +44,7 @@ def _rows(slots: SlotList | SlotTable) -> list[Row]:
 
 
 def _forward_pass(rows: list[Row], job: BatchJob, price_capped: bool) -> RoughWindow | None:
-    work = job.runtime * job.min_performance  # a task on performance p lasts work / p
+    work = job.work  # a task on performance p lasts work / p
     min_performance, price_cap, n, budget = job.min_performance, job.price_cap, job.n, job.budget
     # Candidates: (slot, runtime, cost, end, order); order breaks AMP's ties on cost.
     candidates: list[tuple[Row, float, float, float, int]] = []

@@ -27,12 +27,21 @@ class BatchJob:
             reference performance of ``runtime``.
         price_cap: the most a user pays per time unit of one slot (``C``); ALP compares each
             slot's price with it, AMP turns it into the window budget ``C * t * N``.
+        length_is_work: ``runtime`` is the job's work (a task on performance ``p`` lasts
+            ``t / p``) rather than its time on a node of ``min_performance`` (``t * P / p``);
+            docs/model.md, "Batch job length".
     """
 
     n: int
     runtime: float
     min_performance: float
     price_cap: float
+    length_is_work: bool = False
+
+    @property
+    def work(self) -> float:
+        """Work per task: a task on a node of performance ``p`` lasts ``work / p``."""
+        return self.runtime if self.length_is_work else self.runtime * self.min_performance
 
     @property
     def budget(self) -> float:
@@ -40,8 +49,9 @@ class BatchJob:
         return self.price_cap * self.runtime * self.n
 
     def task_runtime(self, performance: float) -> float:
-        """Runtime of one task on a node of ``performance``: ``t * P / p`` (time units)."""
-        return self.runtime * self.min_performance / performance
+        """Runtime of one task on a node of ``performance``: ``t * P / p``, or ``t / p`` when
+        the length is work (time units)."""
+        return self.work / performance
 
 
 @dataclass(frozen=True, slots=True)
