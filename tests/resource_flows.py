@@ -23,9 +23,11 @@ def random_request(rng: np.random.Generator, capacity: np.ndarray) -> ResourceRe
         if shape == 0:
             request = ResourceRequest(int(rng.integers(1, 5)), (1, 0, 0))
         elif shape == 1:
-            request = ResourceRequest(int(rng.integers(1, 5)), (1, 1024 * int(rng.integers(1, 4)), 0))
+            memory = 1024 * int(rng.integers(1, 4))
+            request = ResourceRequest(int(rng.integers(1, 5)), (1, memory, 0))
         else:
-            unit = (int(rng.integers(1, 3)), 1024 * int(rng.integers(0, 4)), int(rng.integers(0, 2)))
+            cores, memory = int(rng.integers(1, 3)), 1024 * int(rng.integers(0, 4))
+            unit = (cores, memory, int(rng.integers(0, 2)))
             request = ResourceRequest(int(rng.integers(1, 3)), unit, one_per_node=True)
         if never_fits(capacity, request) is None:
             return request

@@ -42,11 +42,18 @@ from pydantic import Field, field_validator
 
 from gridsim.analysis import export
 from gridsim.analysis.jobflow_metrics import LABELS, job_metrics, jobflow_summary, per_user_summary
+from gridsim.analysis.resource_metrics import resource_summary
 from gridsim.analysis.stats import summarise_by
 from gridsim.config import ScenarioBase, ScenarioError
 from gridsim.experiments import feasibility
 from gridsim.experiments.kinds import JobsOfSchema1, KindDeclaration
 from gridsim.experiments.rejections import Count
+from gridsim.experiments.swf_replay_resources import (
+    check_platform,
+    replay_on_resources,
+    uses_resource_planners,
+)
+from gridsim.experiments.swf_replay_tables import job_table, peak_in_use, progress_bar
 from gridsim.scheduling.log_schedulers import ALGORITHMS
 from gridsim.selection.criteria import CriterionError, build_criterion
 from gridsim.sim.log_replay import node_intervals, replay_log
@@ -78,6 +85,8 @@ REJECTIONS = (
     *(Count(f"dropped_{reason}", "log_job_lines", "jobs dropped from the log", why,
             same_for_every_policy=True)
       for reason, why in DROP_WHY.items()),
+    Count("dropped_never_fits", "log_job_lines", "jobs dropped from the log", "no set of "
+          "nodes can hold their cores, memory or GPUs", same_for_every_policy=True),
 )  # fmt: skip
 #: Columns `gridsim run` prints (all of METRICS are in summary.csv).
 DISPLAY_METRICS = [
@@ -181,19 +190,6 @@ def machine_nodes(scenario: SwfReplayScenario, log: WorkloadLog) -> tuple[int, s
     return log.machine_processors, f"workload.path: the machine size of {source.name}"
 
 
-def _progress_bar(scenario: SwfReplayScenario, jobs: pd.DataFrame, label: str):
-    """A tqdm bar over simulated time (s since the first submission); None if disabled."""
-    if not scenario.progress:
-        return None
-    from tqdm.auto import tqdm
-
-    first = float(jobs.submit_time.min())
-    total = float(jobs.submit_time.max()) - first
-    bar = tqdm(total=round(total), desc=label, unit="sim s", unit_scale=True, disable=None,
-               leave=False)  # fmt: skip
-    return bar, first
-
-
 def replay_homogeneous(
     scenario: SwfReplayScenario, log: WorkloadLog, platform: LogPlatform, scheduler: SchedulerName
 ) -> pd.DataFrame:
@@ -202,7 +198,7 @@ def replay_homogeneous(
     scale = platform.reference_performance / float(platform.performance[0])
     if scale != 1.0:  # a faster or slower homogeneous machine: every time scales
         jobs = jobs.assign(estimate=jobs.estimate * scale, duration=jobs.duration * scale)
-    progress = _progress_bar(scenario, jobs, scheduler)
+    progress = progress_bar(scenario, jobs, scheduler)
     on_progress = None
     if progress is not None:
         bar, first = progress
@@ -221,7 +217,7 @@ def replay_homogeneous(
     finally:
         if progress is not None:
             progress[0].close()
-    table = _job_table(jobs, replay.start_time, replay.first_reservation)
+    table = job_table(jobs, replay.start_time, replay.first_reservation)
     table["cost"] = table.run_time * table.processors * float(platform.price[0])
     if replay.nodes is not None:
         table["allocated_resources"] = [node_intervals(nodes) for nodes in replay.nodes]
@@ -244,7 +240,7 @@ def replay_node_level(
     instance = node_level_instance(jobs, platform)
     criterion = build_criterion(scenario.policy)
     planner = build_planner(scheduler, instance.nodes, instance.busy, criterion)
-    progress = _progress_bar(scenario, jobs, f"{scheduler}/{criterion.label}")
+    progress = progress_bar(scenario, jobs, f"{scheduler}/{criterion.label}")
     try:
         if progress is not None:
             planner = _ReportingPlanner(planner, *progress)
@@ -259,7 +255,7 @@ def replay_node_level(
     first = records.first_promised_start.to_numpy()
     if scheduler != "conservative":
         first = np.full(len(first), np.nan)
-    table = _job_table(jobs, records.start.to_numpy(), first)
+    table = job_table(jobs, records.start.to_numpy(), first)
     table["finish_time"] = records.finish.to_numpy()
     table["run_time"] = records.runtime.to_numpy()
     table["cost"] = records.cost.to_numpy()
@@ -267,7 +263,7 @@ def replay_node_level(
         table["allocated_resources"] = [
             node_intervals(tuple(sorted(int(i) for i in text.split()))) for text in records.nodes
         ]
-    table.attrs["peak_processors"] = _peak_in_use(table)
+    table.attrs["peak_processors"] = peak_in_use(table)
     return table
 
 
@@ -309,38 +305,6 @@ def node_level_instance(jobs: pd.DataFrame, platform: LogPlatform):
     return Instance(nodes, ((),) * len(nodes), flow)
 
 
-def _job_table(jobs: pd.DataFrame, start: np.ndarray, first_reservation: np.ndarray):
-    """The replayed schedule in the jobs table's columns (:data:`~gridsim.sim.trace.JOB_COLUMNS`,
-    the per-job metrics added later): run_time is the time the job held its processors."""
-    duration = jobs.duration.to_numpy()
-    killed = jobs.killed.to_numpy(dtype=bool)
-    return pd.DataFrame(
-        {
-            "job_id": jobs.job_id.to_numpy(),
-            "user_id": jobs.user_id.to_numpy(),
-            "submit_time": jobs.submit_time.to_numpy(),
-            "start_time": start,
-            "finish_time": start + duration,
-            "run_time": duration,
-            "requested_time": jobs.estimate.to_numpy(),
-            "processors": jobs.processors.to_numpy(),
-            "allocated_resources": "",
-            "cost": np.nan,
-            "final_state": np.where(killed, "killed", "finished"),
-            "reason": np.where(killed, "stopped at its estimate (on_overrun: kill)", ""),
-            "first_reservation": first_reservation,
-        }
-    )
-
-
-def _peak_in_use(table: pd.DataFrame) -> int:
-    """The most processors in use at once (ends before starts at one instant)."""
-    times = np.concatenate([table.finish_time.to_numpy(), table.start_time.to_numpy()])
-    change = np.concatenate([-table.processors.to_numpy(), table.processors.to_numpy()])
-    order = np.lexsort((change, times))
-    return int(np.cumsum(change[order]).max())
-
-
 def run_replication(
     scenario: SwfReplayScenario, replication: int, seed: np.random.SeedSequence
 ) -> dict[str, pd.DataFrame]:
@@ -348,11 +312,18 @@ def run_replication(
     log = load_log(scenario, seed)
     machine_nodes(scenario, log)  # a ScenarioError, not a bug, when the log gives no size
     platform = log_platform(log.machine_processors, scenario.platform)
+    check_platform(scenario, log, platform)
+    on_resources = uses_resource_planners(scenario, log, platform)
     homogeneous = len(set(zip(platform.performance, platform.price, strict=True))) == 1
+    machine = platform.cores
     runs, job_tables, user_tables = [], [], []
     for scheduler in scenario.schedulers:
         began, cpu_began = time.perf_counter(), time.process_time()
-        if homogeneous:
+        resource_metrics = {}
+        if on_resources:
+            jobs = replay_on_resources(scenario, log, platform, scheduler)
+            policy = scheduler
+        elif homogeneous:
             jobs = replay_homogeneous(scenario, log, platform, scheduler)
             policy = scheduler
         else:
@@ -364,15 +335,20 @@ def run_replication(
         threshold = scenario.bounded_slowdown_threshold
         labels = dict(scenario=scenario.name, scheduler=scheduler, policy=policy,
                       replication=replication)  # fmt: skip
-        summary = jobflow_summary(jobs, len(platform), threshold)
+        summary = jobflow_summary(jobs, machine, threshold)
         speed = len(jobs) / elapsed if elapsed > 0 else math.nan
         peak = jobs.attrs["peak_processors"]
+        dropped = jobs.attrs.get("dropped_never_fits", 0)
+        jobs = job_metrics(jobs, threshold)
+        if on_resources:
+            resource_metrics = resource_summary(jobs, platform.capacity, platform.memory_tracked)
+            resource_metrics["dropped_never_fits"] = dropped
         runs.append({**labels, **summary.to_dict(), "total_cost": float(jobs.cost.sum()),
-                     "peak_processors": peak, "machine_processors": len(platform),
+                     "peak_processors": peak, "machine_processors": machine,
                      "replay_time_s": elapsed, "replay_cpu_s": cpu,
-                     "jobs_per_second": speed, **read_counts(log)})  # fmt: skip
-        job_tables.append(in_schema_order(job_metrics(jobs, threshold)).assign(**labels))
-        users = per_user_summary(jobs, len(platform), threshold).reset_index()
+                     "jobs_per_second": speed, **read_counts(log), **resource_metrics})  # fmt: skip
+        job_tables.append(in_schema_order(jobs).assign(**labels))
+        users = per_user_summary(jobs, machine, threshold).reset_index()
         user_tables.append(users.assign(**labels))
     return {
         "runs": pd.DataFrame(runs),

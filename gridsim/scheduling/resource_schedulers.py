@@ -5,7 +5,8 @@ Consumes the jobs as parallel sequences in priority order -- a
 replay loop (:func:`gridsim.sim.log_replay.replay_log`, which builds these schedulers through
 :func:`resource_scheduler_factory`); produces which jobs start now, on which nodes with how many
 units each (:attr:`allocation`), and under conservative backfilling every job's first
-reservation. Pure planning code, on one :class:`~gridsim.scheduling.resource_profile.ResourceProfile`.
+reservation. Pure planning code, on one
+:class:`~gridsim.scheduling.resource_profile.ResourceProfile`.
 
 The rules are those of :mod:`gridsim.scheduling.log_schedulers` [MF01] with "fits" meaning
 every resource of every node named, for the whole estimate:
@@ -215,7 +216,8 @@ def resource_scheduler_factory(
     built is appended to ``built`` (the caller reads its allocations afterwards).
     """
     if algorithm not in RESOURCE_SCHEDULERS:
-        raise ValueError(f"expected a scheduler among {list(RESOURCE_SCHEDULERS)}, got {algorithm!r}")
+        choices = list(RESOURCE_SCHEDULERS)
+        raise ValueError(f"expected a scheduler among {choices}, got {algorithm!r}")
     kind = RESOURCE_SCHEDULERS[algorithm]
 
     def build(machine: int, processors: Sequence[int], estimate: Sequence[float], now: float):
