@@ -33,7 +33,9 @@ from gridsim.workloads.requests import job_requests, never_fitting, processors_o
 
 def requests_of(scenario: Any, log: WorkloadLog, platform: LogPlatform) -> list[ResourceRequest]:
     """Every job's request on the scenario's platform (:mod:`gridsim.workloads.requests`)."""
-    return job_requests(log.jobs, platform, scenario.platform.default_memory_per_core_mb)
+    section = scenario.platform
+    cores_per_gpu = section.cores_per_gpu if section.processors_as == "gpus" else None
+    return job_requests(log.jobs, platform, section.default_memory_per_core_mb, cores_per_gpu)
 
 
 def uses_resource_planners(scenario: Any, log: WorkloadLog, platform: LogPlatform) -> bool:

@@ -16,6 +16,7 @@ Cost: O(nodes).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -69,6 +70,9 @@ class LogPlatformConfig(BaseModel):
             cons_tres) or take whole nodes ("exclusive").
         default_memory_per_core_mb: memory a job whose log gives none asks for per core
             (None: none).
+        processors_as: what a job's processor count asks for: "cores" (one each) or "gpus"
+            (one GPU each, with ``cores_per_gpu`` cores and their memory, on any nodes).
+        cores_per_gpu: cores a GPU of a job asks for with it (``processors_as: gpus``).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -77,6 +81,8 @@ class LogPlatformConfig(BaseModel):
     reference_performance: PositiveFloat = 1.0
     node_mode: NodeMode = "shared"
     default_memory_per_core_mb: PositiveInt | None = None
+    processors_as: Literal["cores", "gpus"] = "cores"
+    cores_per_gpu: PositiveInt = 1
 
     @model_validator(mode="after")
     def _memory_everywhere_or_nowhere(self) -> LogPlatformConfig:

@@ -13,7 +13,9 @@ Which shape a job's request takes (docs/resources.md, "Requests from logs"):
    memory per node, GPUs per node}``, one unit per node;
 2. else its processors (one core each), with memory per core when the log gives memory (SWF
    field 10, KB per processor, rounded up to whole MiB; a per-node figure over the cores per
-   node), else the platform's ``default_memory_per_core_mb``, else none.
+   node), else the platform's ``default_memory_per_core_mb``, else none;
+3. with the platform's ``processors_as: gpus``, a processor count is GPUs instead: one GPU
+   each, with ``cores_per_gpu`` cores and their memory, spread over any nodes.
 
 Memory counts only on a platform whose node classes give ``memory_mb``. Cost: O(jobs).
 """
@@ -36,9 +38,14 @@ def _column(jobs: pd.DataFrame, name: str) -> np.ndarray:
 
 
 def job_requests(
-    jobs: pd.DataFrame, platform: LogPlatform, default_memory_per_core_mb: int | None = None
+    jobs: pd.DataFrame,
+    platform: LogPlatform,
+    default_memory_per_core_mb: int | None = None,
+    cores_per_gpu: int | None = None,
 ) -> list[ResourceRequest]:
-    """One request per job (rows in order), by the rules of the module docstring."""
+    """One request per job (rows in order), by the rules of the module docstring; with
+    ``cores_per_gpu``, a job's processors are GPUs, each with that many cores (and their
+    memory)."""
     count = len(jobs)
     nodes = _column(jobs, "nodes")
     cores_per_node = _column(jobs, "cores_per_node")
@@ -59,6 +66,9 @@ def job_requests(
             memory = memory_per_node[i] if tracked and memory_per_node[i] > 0 else 0
             unit = (int(cores_per_node[i]), math.ceil(memory), int(gpus_per_node[i]))
             requests.append(ResourceRequest(int(nodes[i]), unit, one_per_node=True))
+        elif cores_per_gpu is not None:
+            memory = cores_per_gpu * int(per_core[i]) if tracked and per_core[i] > 0 else 0
+            requests.append(ResourceRequest(int(procs[i]), (cores_per_gpu, memory, 1)))
         elif tracked and per_core[i] > 0:
             requests.append(ResourceRequest(int(procs[i]), (1, int(per_core[i]), 0)))
         else:
