@@ -27,7 +27,7 @@ from pydantic import (
     NonNegativeInt,
     PositiveFloat,
     PositiveInt,
-    model_validator,
+    field_validator,
 )
 
 from gridsim.resources import CORES, NodeMode, capacity_matrix
@@ -84,12 +84,12 @@ class LogPlatformConfig(BaseModel):
     processors_as: Literal["cores", "gpus"] = "cores"
     cores_per_gpu: PositiveInt = 1
 
-    @model_validator(mode="after")
-    def _memory_everywhere_or_nowhere(self) -> LogPlatformConfig:
-        declared = {node_class.memory_mb is None for node_class in self.node_classes}
-        if len(declared) > 1:
-            raise ValueError("node_classes: give memory_mb for every class or for none")
-        return self
+    @field_validator("node_classes")
+    @classmethod
+    def _memory_everywhere_or_nowhere(cls, value: tuple[NodeClass, ...]) -> tuple[NodeClass, ...]:
+        if len({node_class.memory_mb is None for node_class in value}) > 1:
+            raise ValueError("give memory_mb for every class or for none")
+        return value
 
 
 @dataclass(frozen=True)
