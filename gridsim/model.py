@@ -50,6 +50,8 @@ class Request:
         budget: the most the whole window may cost (``C``).
         min_performance: only nodes with at least this performance are eligible (``p``).
         earliest_start: no task may start before this time (the job's arrival).
+        nodes_allowed: only these node ids are eligible (those able to hold a task's cores,
+            memory and GPUs, docs/resources.md); None: every node.
     """
 
     n: int
@@ -57,6 +59,7 @@ class Request:
     budget: float = float("inf")
     min_performance: float = 0.0
     earliest_start: float = 0.0
+    nodes_allowed: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,8 +49,10 @@ from gridsim.experiments import feasibility
 from gridsim.experiments.kinds import JobsOfSchema1, KindDeclaration
 from gridsim.experiments.rejections import Count
 from gridsim.experiments.swf_replay_resources import (
+    add_resource_columns,
     check_platform,
     replay_on_resources,
+    task_nodes,
     uses_resource_planners,
 )
 from gridsim.experiments.swf_replay_tables import job_table, peak_in_use, progress_bar
@@ -231,13 +233,16 @@ def replay_node_level(
     """One replay on nodes that differ, every window chosen by the scenario's policy (SimPy).
 
     ``first_reservation`` is kept for conservative backfilling only (NaN otherwise), as on
-    the homogeneous machine.
+    the homogeneous machine. With cores, memory or GPUs, a job is one task per node on the
+    nodes able to hold a task (:func:`~gridsim.experiments.swf_replay_resources.task_nodes`).
     """
     from gridsim.scheduling.queue_policies import build_planner
     from gridsim.sim.engine import Engine
 
-    jobs = log.jobs
-    instance = node_level_instance(jobs, platform)
+    jobs, tasks = log.jobs, None
+    if uses_resource_planners(scenario, log, platform):
+        jobs, tasks = task_nodes(scenario, log, platform)
+    instance = node_level_instance(jobs, platform, tasks)
     criterion = build_criterion(scenario.policy)
     planner = build_planner(scheduler, instance.nodes, instance.busy, criterion)
     progress = progress_bar(scenario, jobs, f"{scheduler}/{criterion.label}")
@@ -264,6 +269,11 @@ def replay_node_level(
             node_intervals(tuple(sorted(int(i) for i in text.split()))) for text in records.nodes
         ]
     table.attrs["peak_processors"] = peak_in_use(table)
+    if tasks is not None:
+        nodes = [[int(i) for i in text.split()] for text in records.nodes]
+        units = [task.unit for task in tasks]
+        add_resource_columns(table, units, nodes, platform, node_prices_paid=True)
+        table.attrs["dropped_never_fits"] = len(log.jobs) - len(jobs)
     return table
 
 
@@ -284,10 +294,11 @@ class _ReportingPlanner:
         return getattr(self._planner, name)
 
 
-def node_level_instance(jobs: pd.DataFrame, platform: LogPlatform):
+def node_level_instance(jobs: pd.DataFrame, platform: LogPlatform, tasks=None):
     """The log's jobs on the platform's nodes as a job-flow :class:`~gridsim.sim.engine.Instance`
     (job ``i`` is row ``i``): volume = estimate x reference performance, runtime factor =
-    duration / estimate, no local load."""
+    duration / estimate, no local load; with ``tasks`` (one :class:`TaskNodes` per job), its
+    task count and eligible nodes."""
     from gridsim.model import Node
     from gridsim.scheduling.backfilling import Job
     from gridsim.sim.engine import Instance
@@ -296,11 +307,13 @@ def node_level_instance(jobs: pd.DataFrame, platform: LogPlatform):
         Node(int(i), float(p), float(c))
         for i, p, c in zip(platform.node_id, platform.performance, platform.price, strict=True)
     )
+    counts = jobs.processors if tasks is None else [task.count for task in tasks]
+    allowed = [None] * len(jobs) if tasks is None else [task.nodes for task in tasks]
     flow = tuple(
         Job(i, float(submit), int(n), float(estimate) * platform.reference_performance,
-            runtime_factor=float(duration) / float(estimate))
-        for i, (submit, n, estimate, duration) in enumerate(zip(
-            jobs.submit_time, jobs.processors, jobs.estimate, jobs.duration, strict=True))
+            runtime_factor=float(duration) / float(estimate), nodes_allowed=nodes_allowed)
+        for i, (submit, n, estimate, duration, nodes_allowed) in enumerate(zip(
+            jobs.submit_time, counts, jobs.estimate, jobs.duration, allowed, strict=True))
     )  # fmt: skip
     return Instance(nodes, ((),) * len(nodes), flow)
 
@@ -314,13 +327,14 @@ def run_replication(
     platform = log_platform(log.machine_processors, scenario.platform)
     check_platform(scenario, log, platform)
     on_resources = uses_resource_planners(scenario, log, platform)
+    one_speed = len(set(platform.performance.tolist())) == 1
     homogeneous = len(set(zip(platform.performance, platform.price, strict=True))) == 1
     machine = platform.cores
     runs, job_tables, user_tables = [], [], []
     for scheduler in scenario.schedulers:
         began, cpu_began = time.perf_counter(), time.process_time()
         resource_metrics = {}
-        if on_resources:
+        if on_resources and one_speed:
             jobs = replay_on_resources(scenario, log, platform, scheduler)
             policy = scheduler
         elif homogeneous:

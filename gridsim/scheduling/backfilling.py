@@ -61,6 +61,7 @@ class Job:
         budget: the most its window may cost (money); infinite means no limit.
         min_performance: only nodes at least this fast are eligible.
         runtime_factor: actual runtime / planned runtime (1 = exact estimates).
+        nodes_allowed: only these nodes are eligible (None: every node).
     """
 
     id: int
@@ -70,6 +71,7 @@ class Job:
     budget: float = math.inf
     min_performance: float = 0.0
     runtime_factor: float = 1.0
+    nodes_allowed: tuple[int, ...] | None = None
 
     def request(self, now: float, volume_scale: float = 1.0) -> Request:
         return Request(
@@ -78,6 +80,7 @@ class Job:
             budget=self.budget,
             min_performance=self.min_performance,
             earliest_start=max(self.arrival, now),
+            nodes_allowed=self.nodes_allowed,
         )
 
 
