@@ -386,9 +386,10 @@ CASES: list[Case] = [
     scenario("swf_replay", "GPUs asked of nodes without any", SWF_REPLAY + "platform: "
              "{node_classes: [{count: 8, cores: 2}], processors_as: gpus}\n",
              "platform.node_classes", files={"log.swf": GOOD_LOG}),
-    scenario("swf_replay", "cores on nodes of different performance", SWF_REPLAY + "platform: "
-             "{node_classes: [{count: 4, cores: 2}, {count: 4, cores: 2, performance: 2}]}\n",
-             "platform.node_classes", files={"log.swf": GOOD_LOG}),
+    scenario("swf_replay", "more cores per GPU than a GPU node has", SWF_REPLAY + "platform: "
+             "{node_classes: [{count: 2, gpus: 1}, {count: 6, performance: 2}], "
+             "processors_as: gpus, cores_per_gpu: 2}\n", "platform.node_classes",
+             files={"log.swf": GOOD_LOG}),
     # SWF logs, read before running.
     swf_log("a line with 6 fields", log_with("5 0 10 100 4 -1"), "log.swf, line 3"),
     swf_log("text in a numeric field", log_with(JOB_LINES[1].replace(" 50 ", " fifty ")),
