@@ -328,6 +328,7 @@ def run_replication(
     check_platform(scenario, log, platform)
     on_resources = uses_resource_planners(scenario, log, platform)
     one_speed = len(set(platform.performance.tolist())) == 1
+    one_speed &= scenario.platform.resource_planning == "profile"
     homogeneous = len(set(zip(platform.performance, platform.price, strict=True))) == 1
     machine = platform.cores
     runs, job_tables, user_tables = [], [], []
@@ -337,7 +338,7 @@ def run_replication(
         if on_resources and one_speed:
             jobs = replay_on_resources(scenario, log, platform, scheduler)
             policy = scheduler
-        elif homogeneous:
+        elif homogeneous and not on_resources:
             jobs = replay_homogeneous(scenario, log, platform, scheduler)
             policy = scheduler
         else:

@@ -78,7 +78,8 @@ def check_platform(scenario: Any, log: WorkloadLog, platform: LogPlatform) -> No
     if not uses_resource_planners(scenario, log, platform):
         return
     requests = requests_of(scenario, log, platform)
-    if len(set(platform.performance.tolist())) > 1:
+    one_task_per_node = scenario.platform.resource_planning == "one_task_per_node"
+    if one_task_per_node or len(set(platform.performance.tolist())) > 1:
         tasks = (_tasks(request, platform.capacity) for request in requests)
         none_fits = not any(len(task.nodes) >= task.count for task in tasks)
     else:

@@ -125,12 +125,23 @@ class ResourceProfile:
             del self.times[i]
             self.free = np.delete(self.free, i, axis=0)
 
-    def units_free(self, request: ResourceRequest) -> np.ndarray:
+    def units_free(self, request: ResourceRequest, steps: slice = slice(None)) -> np.ndarray:
         """Steps x nodes: how many units of ``request`` each node can take in each step."""
+        free = self.free[steps]
         if self.mode == "exclusive":
-            idle = (self.free == self.capacity).all(axis=2)
+            idle = (free == self.capacity).all(axis=2)
             return np.where(idle, units_per_node(self.capacity, request), 0)
-        return units_per_node(self.free, request)
+        return units_per_node(free, request)
+
+    def may_start_before(self, now: float, request: ResourceRequest, time: float) -> bool:
+        """Whether some step starting before ``time`` (from ``now``'s on) holds the request's
+        units at all: a start before ``time`` needs one. ``False`` means
+        :meth:`earliest_fit` with ``before=time`` finds nothing, even once a reservation
+        starting at ``time`` is released (it holds nothing before ``time``)."""
+        first = self._step_at(now)
+        stop = max(bisect_left(self.times, time), first + 1)
+        counts = self.units_free(request, slice(first, stop)).sum(axis=1)
+        return bool((counts >= request.units).any())
 
     def earliest_fit(
         self, now: float, request: ResourceRequest, duration: float, before: float = math.inf

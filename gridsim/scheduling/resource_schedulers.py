@@ -74,6 +74,8 @@ class _ResourceScheduler:
     def _fit_now(self, job: int, now: float) -> Placement | None:
         """The job's place if it can start at ``now``."""
         after_now = math.nextafter(now, math.inf)
+        if not self.profile.may_start_before(now, self.requests[job], after_now):
+            return None  # not even the present step holds it
         return self.profile.earliest_fit(now, self.requests[job], self.estimate[job], after_now)
 
     def _hold(self, job: int, place: Placement) -> None:
@@ -176,6 +178,8 @@ class ResourceConservative(_ResourceScheduler):
             if reserved <= now:
                 continue
             request, estimate = self.requests[job], self.estimate[job]
+            if not profile.may_start_before(now, request, reserved):
+                continue  # no step before its reservation holds it: it cannot move
             old = self.allocation[job]
             profile.release(reserved, reserved + estimate, old, request)
             place = profile.earliest_fit(now, request, estimate, before=reserved)

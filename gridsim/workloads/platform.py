@@ -73,6 +73,10 @@ class LogPlatformConfig(BaseModel):
         processors_as: what a job's processor count asks for: "cores" (one each) or "gpus"
             (one GPU each, with ``cores_per_gpu`` cores and their memory, on any nodes).
         cores_per_gpu: cores a GPU of a job asks for with it (``processors_as: gpus``).
+        resource_planning: on nodes of one performance, plan cores, memory and GPUs on the
+            multi-resource profile ("profile") or place one task per node with the
+            scenario's window-search policy on the nodes able to hold it ("one_task_per_node",
+            as on nodes of different performance).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -83,6 +87,7 @@ class LogPlatformConfig(BaseModel):
     default_memory_per_core_mb: PositiveInt | None = None
     processors_as: Literal["cores", "gpus"] = "cores"
     cores_per_gpu: PositiveInt = 1
+    resource_planning: Literal["profile", "one_task_per_node"] = "profile"
 
     @field_validator("node_classes")
     @classmethod
