@@ -297,7 +297,8 @@ class _ReportingPlanner:
 def node_level_instance(jobs: pd.DataFrame, platform: LogPlatform, tasks=None):
     """The log's jobs on the platform's nodes as a job-flow :class:`~gridsim.sim.engine.Instance`
     (job ``i`` is row ``i``): volume = estimate x reference performance, runtime factor =
-    duration / estimate, no local load; with ``tasks`` (one :class:`TaskNodes` per job), its
+    duration / estimate, no local load; with ``tasks`` (one
+    :class:`~gridsim.experiments.swf_replay_resources.TaskNodes` per job), its
     task count and eligible nodes."""
     from gridsim.model import Node
     from gridsim.scheduling.backfilling import Job

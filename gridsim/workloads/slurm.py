@@ -6,7 +6,8 @@ that gives them, are in docs/workloads.md). Produces
 :class:`~gridsim.workloads.records.Records`: one record per job, in submission order,
 numbered 1..n (``source_job_id`` keeps Slurm's id), times in seconds from the first
 submission (the header's UnixStartTime), and what the dump says of processors, nodes,
-memory, GPUs, user, group, partition, state and exit code (:data:`RECORD_FIELDS`).
+memory, GPUs, user, group, partition, state and exit code
+(:data:`~gridsim.workloads.records.RECORD_FIELDS`).
 
 What becomes a job:
 
