@@ -55,7 +55,12 @@ from gridsim.experiments.swf_replay_resources import (
     task_nodes,
     uses_resource_planners,
 )
-from gridsim.experiments.swf_replay_tables import job_table, peak_in_use, progress_bar
+from gridsim.experiments.swf_replay_tables import (
+    job_table,
+    peak_in_use,
+    progress_bar,
+    progress_callback,
+)
 from gridsim.scheduling.log_schedulers import ALGORITHMS
 from gridsim.selection.criteria import CriterionError, build_criterion
 from gridsim.sim.log_replay import node_intervals, replay_log
@@ -200,15 +205,7 @@ def replay_homogeneous(
     scale = platform.reference_performance / float(platform.performance[0])
     if scale != 1.0:  # a faster or slower homogeneous machine: every time scales
         jobs = jobs.assign(estimate=jobs.estimate * scale, duration=jobs.duration * scale)
-    progress = progress_bar(scenario, jobs, scheduler)
-    on_progress = None
-    if progress is not None:
-        bar, first = progress
-
-        def on_progress(now: float) -> None:
-            bar.update(max(0, round(now - first) - bar.n))
-
-    try:
+    with progress_callback(scenario, jobs, scheduler) as on_progress:
         replay = replay_log(
             jobs,
             len(platform),
@@ -216,9 +213,6 @@ def replay_homogeneous(
             record_nodes=scenario.record_nodes,
             on_progress=on_progress,
         )
-    finally:
-        if progress is not None:
-            progress[0].close()
     table = job_table(jobs, replay.start_time, replay.first_reservation)
     table["cost"] = table.run_time * table.processors * float(platform.price[0])
     if replay.nodes is not None:

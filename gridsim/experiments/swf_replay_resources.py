@@ -23,7 +23,7 @@ import pandas as pd
 
 from gridsim.analysis.resource_metrics import resource_classes
 from gridsim.config import ScenarioError
-from gridsim.experiments.swf_replay_tables import job_table, progress_bar
+from gridsim.experiments.swf_replay_tables import job_table, progress_callback
 from gridsim.resources import CORES, ResourceRequest
 from gridsim.sim.log_replay import node_intervals, replay_resources
 from gridsim.sim.trace import allocation_text
@@ -102,20 +102,9 @@ def replay_on_resources(scenario: Any, log: WorkloadLog, platform: LogPlatform,
     scale = platform.reference_performance / float(platform.performance[0])
     if scale != 1.0:
         jobs = jobs.assign(estimate=jobs.estimate * scale, duration=jobs.duration * scale)
-    progress = progress_bar(scenario, jobs, scheduler)
-    on_progress = None
-    if progress is not None:
-        bar, first = progress
-
-        def on_progress(now: float) -> None:
-            bar.update(max(0, round(now - first) - bar.n))
-
-    try:
+    with progress_callback(scenario, jobs, scheduler) as on_progress:
         result = replay_resources(jobs, requests, capacity, platform.node_mode, scheduler,
                                   on_progress=on_progress)  # fmt: skip
-    finally:
-        if progress is not None:
-            progress[0].close()
     table = job_table(jobs, result.replay.start_time, result.replay.first_reservation)
     table["processors"] = [request.total[CORES] for request in requests]
     nodes = [[node for node, _ in allocation] for allocation in result.allocation]

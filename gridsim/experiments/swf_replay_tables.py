@@ -6,6 +6,7 @@ columns (:data:`~gridsim.sim.trace.JOB_COLUMNS`, the per-job metrics added later
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,21 @@ def progress_bar(scenario: Any, jobs: pd.DataFrame, label: str):
     bar = tqdm(total=round(total), desc=label, unit="sim s", unit_scale=True, disable=None,
                leave=False)  # fmt: skip
     return bar, first
+
+
+@contextmanager
+def progress_callback(scenario: Any, jobs: pd.DataFrame, label: str):
+    """A replay loop's ``on_progress`` moving :func:`progress_bar` (None if disabled); the
+    bar closes when the block ends."""
+    progress = progress_bar(scenario, jobs, label)
+    if progress is None:
+        yield None
+        return
+    bar, first = progress
+    try:
+        yield lambda now: bar.update(max(0, round(now - first) - bar.n))
+    finally:
+        bar.close()
 
 
 def job_table(jobs: pd.DataFrame, start: np.ndarray, first_reservation: np.ndarray):
