@@ -7,11 +7,16 @@ table and the platform go to tests/resource_checker.py. The checker itself is sh
 an over-committed node, a shared exclusive node and a broken promise.
 """
 
+import os
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from resource_checker import schedule_problems
 
+from gridsim.bundled_scenarios import FOLDER
 from gridsim.experiments.runner import replication_seed
 from gridsim.experiments.swf_replay import SwfReplayScenario, run_replication
 from gridsim.workloads.jobs_table import write_jobs_table
@@ -83,3 +88,25 @@ def test_the_checker_catches_over_commitment_sharing_and_broken_promises():
     assert "exclusive node 0 shared at 5.0 (job 2)" in schedule_problems(
         jobs.assign(memory_mb=0, allocation="0:2/0/0"), nodes, "exclusive", conservative=False
     )
+
+
+FULL_LOG = Path(os.environ.get("GRIDSIM_SWF_DIR", "/work/shared/data/swf")) / (
+    "HPC2N-2002-2.1-cln.swf.gz"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not FULL_LOG.is_file(), reason="HPC2N log not available")
+def test_the_memory_bound_scenario_on_hpc2n_passes_the_checker():
+    """HPC2N's requested memory (SWF field 10) on the memory-bound scenario's nodes: its
+    first 3,000 jobs under FCFS, EASY and conservative (``GRIDSIM_SWF_JOBS`` for more)."""
+    document = yaml.safe_load((FOLDER / "memory-bound.yaml").read_text())
+    document["workload"].update(path=str(FULL_LOG),
+                                max_jobs=int(os.environ.get("GRIDSIM_SWF_JOBS", 3000)))  # fmt: skip
+    document["progress"] = False
+    scenario = SwfReplayScenario.model_validate(document)
+    tables = run_replication(scenario, 0, replication_seed(scenario.seed, 0))
+    nodes = log_platform(None, scenario.platform).to_frame()
+    for scheduler, jobs in tables["jobs"].groupby("scheduler"):
+        assert (jobs.memory_mb >= 400 * jobs.cores).all()
+        assert schedule_problems(jobs, nodes, "shared", scheduler == "conservative") == []
