@@ -54,6 +54,8 @@ class Request:
         earliest_start: no task may start before this time (the job's arrival).
         time_quantum: runtimes are whole multiples of this, rounded up, as in a simulator of
             discrete time; 0 (the default) keeps time continuous.
+        nodes_allowed: only these node ids are eligible (those able to hold a task's cores,
+            memory and GPUs, docs/resources.md); None: every node.
     """
 
     n: int
@@ -62,6 +64,7 @@ class Request:
     min_performance: float = 0.0
     earliest_start: float = 0.0
     time_quantum: float = 0.0
+    nodes_allowed: tuple[int, ...] | None = None
 
     def runtime_on(self, performance):
         """A task's runtime on nodes of ``performance`` (a number or an array): ``V / p``,

@@ -389,6 +389,16 @@ CASES: list[Case] = [
              files={"log.swf": GOOD_LOG}),
     scenario("swf_replay", "an empty node class", SWF_REPLAY + "platform: {node_classes: "
              "[{count: 0}]}\n", "platform.node_classes.0.count", files={"log.swf": GOOD_LOG}),
+    scenario("swf_replay", "memory on some node classes only", SWF_REPLAY + "platform: "
+             "{node_classes: [{count: 4, memory_mb: 1024}, {count: 4}]}\n",
+             "platform.node_classes", files={"log.swf": GOOD_LOG}),
+    scenario("swf_replay", "GPUs asked of nodes without any", SWF_REPLAY + "platform: "
+             "{node_classes: [{count: 8, cores: 2}], processors_as: gpus}\n",
+             "platform.node_classes", files={"log.swf": GOOD_LOG}),
+    scenario("swf_replay", "more cores per GPU than a GPU node has", SWF_REPLAY + "platform: "
+             "{node_classes: [{count: 2, gpus: 1}, {count: 6, performance: 2}], "
+             "processors_as: gpus, cores_per_gpu: 2}\n", "platform.node_classes",
+             files={"log.swf": GOOD_LOG}),
     # SWF logs, read before running.
     swf_log("a line with 6 fields", log_with("5 0 10 100 4 -1"), "log.swf, line 3"),
     swf_log("text in a numeric field", log_with(JOB_LINES[1].replace(" 50 ", " fifty ")),

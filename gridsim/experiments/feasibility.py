@@ -186,9 +186,12 @@ def check_cloud(scenario: Any) -> None:
 
 def check_swf_replay(scenario: Any) -> None:
     """Read the log now: a malformed line, a damaged file, a log with no job to replay or
-    without a machine size (and no node classes) is named before any worker starts (the
-    counts of jobs dropped while reading go in the runs table)."""
+    without a machine size (and no node classes), node classes with cores, memory or GPUs
+    that no job fits or of different performance, are named before any worker starts (the
+    counts of jobs dropped while reading, or that fit no nodes, go in the runs table)."""
     from gridsim.experiments.swf_replay import load_log, machine_nodes
+    from gridsim.experiments.swf_replay_resources import check_platform
+    from gridsim.workloads.platform import log_platform
     from gridsim.workloads.swf import SwfFormatError
 
     try:
@@ -199,3 +202,4 @@ def check_swf_replay(scenario: Any) -> None:
         raise ScenarioError(str(error)) from None
     nodes, field = machine_nodes(scenario, log)
     _check_memory(field, nodes, "nodes", BYTES_PER_NODE * nodes)
+    check_platform(scenario, log, log_platform(log.machine_processors, scenario.platform))

@@ -33,7 +33,6 @@ drawn from a model, are drawn anew for every replication from its seed.
 from __future__ import annotations
 
 import math
-import sys
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -43,12 +42,25 @@ import pandas as pd
 from pydantic import Field, field_validator
 
 from gridsim.analysis.jobflow_metrics import LABELS, job_metrics, jobflow_summary, per_user_summary
+from gridsim.analysis.resource_metrics import resource_summary
 from gridsim.analysis.stats import summarise_by
 from gridsim.config import ScenarioBase, ScenarioError
 from gridsim.experiments import feasibility
 from gridsim.experiments.kinds import JobsOfSchema1, KindDeclaration
-from gridsim.experiments.progress import is_terminal
 from gridsim.experiments.rejections import Count
+from gridsim.experiments.swf_replay_resources import (
+    add_resource_columns,
+    check_platform,
+    replay_on_resources,
+    task_nodes,
+    uses_resource_planners,
+)
+from gridsim.experiments.swf_replay_tables import (
+    job_table,
+    peak_in_use,
+    progress_bar,
+    progress_callback,
+)
 from gridsim.scheduling.log_schedulers import ALGORITHMS
 from gridsim.sim.log_replay import node_intervals, replay_log
 from gridsim.sim.trace import in_schema_order
@@ -79,6 +91,8 @@ REJECTIONS = (
     *(Count(f"dropped_{reason}", "log_job_lines", "jobs dropped from the log", why,
             same_for_every_policy=True)
       for reason, why in DROP_WHY.items()),
+    Count("dropped_never_fits", "log_job_lines", "jobs dropped from the log", "no set of "
+          "nodes can hold their cores, memory or GPUs", same_for_every_policy=True),
 )  # fmt: skip
 #: Columns `gridsim run` prints (all of METRICS are in summary.csv).
 DISPLAY_METRICS = [
@@ -223,20 +237,6 @@ def machine_nodes(scenario: SwfReplayScenario, log: WorkloadLog) -> tuple[int, s
     return log.machine_processors, f"workload.path: the machine size of {source.name}"
 
 
-def _progress_bar(scenario: SwfReplayScenario, jobs: pd.DataFrame, label: str):
-    """A tqdm bar over simulated time (s since the first submission) on a terminal, as the
-    run's bar (:mod:`gridsim.experiments.progress`); None if disabled or not a terminal."""
-    if not (scenario.progress and is_terminal(sys.stderr)):
-        return None
-    from tqdm import tqdm
-
-    first = float(jobs.submit_time.min())
-    total = float(jobs.submit_time.max()) - first
-    bar = tqdm(total=round(total), desc=label, unit="sim s", unit_scale=True, disable=None,
-               leave=False)  # fmt: skip
-    return bar, first
-
-
 def replay_homogeneous(
     scenario: SwfReplayScenario, log: WorkloadLog, platform: LogPlatform, scheduler: SchedulerName
 ) -> pd.DataFrame:
@@ -245,15 +245,7 @@ def replay_homogeneous(
     scale = platform.reference_performance / float(platform.performance[0])
     if scale != 1.0:  # a faster or slower homogeneous machine: every time scales
         jobs = jobs.assign(estimate=jobs.estimate * scale, duration=jobs.duration * scale)
-    progress = _progress_bar(scenario, jobs, scheduler)
-    on_progress = None
-    if progress is not None:
-        bar, first = progress
-
-        def on_progress(now: float) -> None:
-            bar.update(max(0, round(now - first) - bar.n))
-
-    try:
+    with progress_callback(scenario, jobs, scheduler) as on_progress:
         replay = replay_log(
             jobs,
             len(platform),
@@ -261,10 +253,7 @@ def replay_homogeneous(
             record_nodes=scenario.record_nodes,
             on_progress=on_progress,
         )
-    finally:
-        if progress is not None:
-            progress[0].close()
-    table = _job_table(jobs, replay.start_time, replay.first_reservation)
+    table = job_table(jobs, replay.start_time, replay.first_reservation)
     table["cost"] = table.run_time * table.processors * float(platform.price[0])
     if replay.nodes is not None:
         table["allocated_resources"] = [node_intervals(nodes) for nodes in replay.nodes]
@@ -278,17 +267,20 @@ def replay_node_level(
     """One replay on nodes that differ, every window chosen by the scenario's policy (SimPy).
 
     ``first_reservation`` is kept for conservative backfilling only (NaN otherwise), as on
-    the homogeneous machine.
+    the homogeneous machine. With cores, memory or GPUs, a job is one task per node on the
+    nodes able to hold a task (:func:`~gridsim.experiments.swf_replay_resources.task_nodes`).
     """
     from gridsim.scheduling.queue_policies import build_planner
     from gridsim.selection.criteria import build_criterion
     from gridsim.sim.engine import Engine
 
-    jobs = log.jobs
-    instance = node_level_instance(jobs, platform)
+    jobs, tasks = log.jobs, None
+    if uses_resource_planners(scenario, log, platform):
+        jobs, tasks = task_nodes(scenario, log, platform)
+    instance = node_level_instance(jobs, platform, tasks)
     criterion = build_criterion(scenario.policy)
     planner = build_planner(scheduler, instance.nodes, instance.busy, criterion)
-    progress = _progress_bar(scenario, jobs, f"{scheduler}/{criterion.label}")
+    progress = progress_bar(scenario, jobs, f"{scheduler}/{criterion.label}")
     try:
         if progress is not None:
             planner = _ReportingPlanner(planner, *progress)
@@ -303,7 +295,7 @@ def replay_node_level(
     first = records.first_promised_start.to_numpy()
     if scheduler != "conservative":
         first = np.full(len(first), np.nan)
-    table = _job_table(jobs, records.start.to_numpy(), first)
+    table = job_table(jobs, records.start.to_numpy(), first)
     table["finish_time"] = records.finish.to_numpy()
     table["run_time"] = records.runtime.to_numpy()
     table["cost"] = records.cost.to_numpy()
@@ -311,7 +303,12 @@ def replay_node_level(
         table["allocated_resources"] = [
             node_intervals(tuple(sorted(int(i) for i in text.split()))) for text in records.nodes
         ]
-    table.attrs["peak_processors"] = _peak_in_use(table)
+    table.attrs["peak_processors"] = peak_in_use(table)
+    if tasks is not None:
+        nodes = [[int(i) for i in text.split()] for text in records.nodes]
+        units = [task.unit for task in tasks]
+        add_resource_columns(table, units, nodes, platform, node_prices_paid=True)
+        table.attrs["dropped_never_fits"] = len(log.jobs) - len(jobs)
     return table
 
 
@@ -332,10 +329,12 @@ class _ReportingPlanner:
         return getattr(self._planner, name)
 
 
-def node_level_instance(jobs: pd.DataFrame, platform: LogPlatform):
+def node_level_instance(jobs: pd.DataFrame, platform: LogPlatform, tasks=None):
     """The log's jobs on the platform's nodes as a job-flow :class:`~gridsim.sim.engine.Instance`
     (job ``i`` is row ``i``): volume = estimate x reference performance, runtime factor =
-    duration / estimate, no local load."""
+    duration / estimate, no local load; with ``tasks`` (one
+    :class:`~gridsim.experiments.swf_replay_resources.TaskNodes` per job), its
+    task count and eligible nodes."""
     from gridsim.model import Node
     from gridsim.scheduling.backfilling import Job
     from gridsim.sim.engine import Instance
@@ -344,45 +343,15 @@ def node_level_instance(jobs: pd.DataFrame, platform: LogPlatform):
         Node(int(i), float(p), float(c))
         for i, p, c in zip(platform.node_id, platform.performance, platform.price, strict=True)
     )
+    counts = jobs.processors if tasks is None else [task.count for task in tasks]
+    allowed = [None] * len(jobs) if tasks is None else [task.nodes for task in tasks]
     flow = tuple(
         Job(i, float(submit), int(n), float(estimate) * platform.reference_performance,
-            runtime_factor=float(duration) / float(estimate))
-        for i, (submit, n, estimate, duration) in enumerate(zip(
-            jobs.submit_time, jobs.processors, jobs.estimate, jobs.duration, strict=True))
+            runtime_factor=float(duration) / float(estimate), nodes_allowed=nodes_allowed)
+        for i, (submit, n, estimate, duration, nodes_allowed) in enumerate(zip(
+            jobs.submit_time, counts, jobs.estimate, jobs.duration, allowed, strict=True))
     )  # fmt: skip
     return Instance(nodes, ((),) * len(nodes), flow)
-
-
-def _job_table(jobs: pd.DataFrame, start: np.ndarray, first_reservation: np.ndarray):
-    """The replayed schedule in the jobs table's columns (:data:`~gridsim.sim.trace.JOB_COLUMNS`,
-    the per-job metrics added later): run_time is the time the job held its processors."""
-    duration = jobs.duration.to_numpy()
-    killed = jobs.killed.to_numpy(dtype=bool)
-    return pd.DataFrame(
-        {
-            "job_id": jobs.job_id.to_numpy(),
-            "user_id": jobs.user_id.to_numpy(),
-            "submit_time": jobs.submit_time.to_numpy(),
-            "start_time": start,
-            "finish_time": start + duration,
-            "run_time": duration,
-            "requested_time": jobs.estimate.to_numpy(),
-            "processors": jobs.processors.to_numpy(),
-            "allocated_resources": "",
-            "cost": np.nan,
-            "final_state": np.where(killed, "killed", "finished"),
-            "reason": np.where(killed, "stopped at its estimate (on_overrun: kill)", ""),
-            "first_reservation": first_reservation,
-        }
-    )
-
-
-def _peak_in_use(table: pd.DataFrame) -> int:
-    """The most processors in use at once (ends before starts at one instant)."""
-    times = np.concatenate([table.finish_time.to_numpy(), table.start_time.to_numpy()])
-    change = np.concatenate([-table.processors.to_numpy(), table.processors.to_numpy()])
-    order = np.lexsort((change, times))
-    return int(np.cumsum(change[order]).max())
 
 
 def run_replication(
@@ -392,11 +361,20 @@ def run_replication(
     log = load_log(scenario, seed)
     machine_nodes(scenario, log)  # a ScenarioError, not a bug, when the log gives no size
     platform = log_platform(log.machine_processors, scenario.platform)
+    check_platform(scenario, log, platform)
+    on_resources = uses_resource_planners(scenario, log, platform)
+    one_speed = len(set(platform.performance.tolist())) == 1
+    one_speed &= scenario.platform.resource_planning == "profile"
     homogeneous = len(set(zip(platform.performance, platform.price, strict=True))) == 1
+    machine = platform.cores
     runs, job_tables, user_tables = [], [], []
     for scheduler in scenario.schedulers:
         began, cpu_began = time.perf_counter(), time.process_time()
-        if homogeneous:
+        resource_metrics = {}
+        if on_resources and one_speed:
+            jobs = replay_on_resources(scenario, log, platform, scheduler)
+            policy = scheduler
+        elif homogeneous and not on_resources:
             jobs = replay_homogeneous(scenario, log, platform, scheduler)
             policy = scheduler
         else:
@@ -410,15 +388,20 @@ def run_replication(
         threshold = scenario.bounded_slowdown_threshold
         labels = dict(scenario=scenario.name, scheduler=scheduler, policy=policy,
                       replication=replication)  # fmt: skip
-        summary = jobflow_summary(jobs, len(platform), threshold)
+        summary = jobflow_summary(jobs, machine, threshold)
         speed = len(jobs) / elapsed if elapsed > 0 else math.nan
         peak = jobs.attrs["peak_processors"]
+        dropped = jobs.attrs.get("dropped_never_fits", 0)
+        jobs = job_metrics(jobs, threshold)
+        if on_resources:
+            resource_metrics = resource_summary(jobs, platform.capacity, platform.memory_tracked)
+            resource_metrics["dropped_never_fits"] = dropped
         runs.append({**labels, **summary.to_dict(), "total_cost": float(jobs.cost.sum()),
-                     "peak_processors": peak, "machine_processors": len(platform),
+                     "peak_processors": peak, "machine_processors": machine,
                      "replay_time_s": elapsed, "replay_cpu_s": cpu,
-                     "jobs_per_second": speed, **read_counts(log)})  # fmt: skip
-        job_tables.append(in_schema_order(job_metrics(jobs, threshold)).assign(**labels))
-        users = per_user_summary(jobs, len(platform), threshold).reset_index()
+                     "jobs_per_second": speed, **read_counts(log), **resource_metrics})  # fmt: skip
+        job_tables.append(in_schema_order(jobs).assign(**labels))
+        users = per_user_summary(jobs, machine, threshold).reset_index()
         user_tables.append(users.assign(**labels))
     return {
         "runs": pd.DataFrame(runs),

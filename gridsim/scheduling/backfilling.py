@@ -62,6 +62,7 @@ class Job:
         min_performance: only nodes at least this fast are eligible.
         runtime_factor: actual runtime / planned runtime (1 = exact estimates).
         time_quantum: runtimes are rounded up to whole multiples of it (0: continuous time).
+        nodes_allowed: only these nodes are eligible (None: every node).
     """
 
     id: int
@@ -72,6 +73,7 @@ class Job:
     min_performance: float = 0.0
     runtime_factor: float = 1.0
     time_quantum: float = 0.0
+    nodes_allowed: tuple[int, ...] | None = None
 
     def request(self, now: float, volume_scale: float = 1.0) -> Request:
         return Request(
@@ -81,6 +83,7 @@ class Job:
             min_performance=self.min_performance,
             earliest_start=max(self.arrival, now),
             time_quantum=self.time_quantum,
+            nodes_allowed=self.nodes_allowed,
         )
 
 

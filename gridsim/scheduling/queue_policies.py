@@ -127,7 +127,7 @@ class _QueuePlanner(ReservationPlanner):
 
     def _feasible(self, job: Job, now: float) -> bool:
         """Some window fits the job (with no budget: it has enough eligible nodes)."""
-        if math.isinf(job.budget):
+        if math.isinf(job.budget) and job.nodes_allowed is None:
             return len(self._eligible_nodes(job.min_performance)) >= job.n
         return self._search(job, job.request(now)) is not None
 

@@ -74,6 +74,8 @@ class Candidates:
     def from_table(cls, table: SlotTable, request: Request) -> Candidates:
         start = np.maximum(table.start, request.earliest_start)
         keep = (table.performance >= request.min_performance) & (table.end > start)
+        if request.nodes_allowed is not None:
+            keep &= np.isin(table.node, request.nodes_allowed)
         if len(table) and table.start[0] >= request.earliest_start:
             # No start moved: the table's (start, node) order still holds.
             order = slice(None)

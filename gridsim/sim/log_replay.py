@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -49,12 +49,15 @@ import numpy as np
 import pandas as pd
 
 from gridsim.core.replay import compiled, replay_compiled
+from gridsim.resources import CORES, NodeMode, ResourceRequest
 from gridsim.scheduling.log_schedulers import (
     ALGORITHMS,
     Algorithm,
     SchedulerFactory,
     build_scheduler,
 )
+from gridsim.scheduling.resource_profile import Allocation
+from gridsim.scheduling.resource_schedulers import resource_scheduler_factory
 
 REQUIRED_COLUMNS = ("job_id", "submit_time", "processors", "estimate", "duration")
 CompletionsOrder = Literal["together", "separately"]
@@ -250,6 +253,53 @@ def _replay_python(
         first_reservation = np.array([reservations[j] for j in range(count)], dtype=np.float64)
     start_time = np.asarray(start, dtype=np.float64)
     return start_time, first_reservation, peak, events, scheduler.counters(), nodes
+
+
+@dataclass
+class ResourceReplay:
+    """A replay on nodes with cores, memory and GPUs: the schedule and every job's units.
+
+    Attributes:
+        replay: start times, first reservations, counters (``nodes`` not recorded).
+        allocation: per job (input order), its ``(node, units)`` pairs.
+    """
+
+    replay: Replay
+    allocation: list[Allocation]
+
+
+def replay_resources(
+    jobs: pd.DataFrame,
+    requests: Sequence[ResourceRequest],
+    capacity: np.ndarray,
+    mode: NodeMode,
+    algorithm: Algorithm,
+    *,
+    on_progress: Callable[[float], None] | None = None,
+) -> ResourceReplay:
+    """Replay ``jobs`` (one request each, in the table's order) on nodes of ``capacity``
+    (nodes x kinds) under the multi-resource ``algorithm``
+    (:mod:`gridsim.scheduling.resource_schedulers`), in the loop of :func:`replay_log`.
+
+    ``processors`` in the replay's counts are the cores each job asks for.
+    """
+    order = np.lexsort((jobs.job_id.to_numpy(), jobs.submit_time.to_numpy()))
+    in_priority_order = [requests[i] for i in order]
+    built: list = []
+    factory = resource_scheduler_factory(algorithm, capacity, mode, in_priority_order, built)
+    cores = [request.total[CORES] for request in requests]
+    replay = replay_log(
+        jobs.assign(processors=cores),
+        int(capacity[:, CORES].sum()),
+        factory,
+        record_nodes=False,
+        on_progress=on_progress,
+    )
+    held = built[0].allocation
+    allocation = [held.get(position, ()) for position in range(len(order))]
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.arange(len(order))
+    return ResourceReplay(replay, [allocation[i] for i in inverse])
 
 
 def node_intervals(node_ids: tuple[int, ...]) -> str:

@@ -97,6 +97,17 @@ JOB_COLUMNS: tuple[JobColumn, ...] = (
               "max(run_time, threshold)), the threshold a scenario field (10 s by default)"),
 )  # fmt: skip
 JOB_COLUMN_NAMES = tuple(column.name for column in JOB_COLUMNS)
+#: Columns a replay on nodes with cores, memory and GPUs adds after the run's labels
+#: (docs/resources.md); ``processors`` is then the cores the job asked for.
+RESOURCE_JOB_COLUMNS: tuple[JobColumn, ...] = (
+    JobColumn("cores", "int64", "cores", "cores it held (exclusive nodes: all their cores)"),
+    JobColumn("memory_mb", "int64", "MiB", "memory it held"),
+    JobColumn("gpus", "int64", "GPUs", "GPUs it held"),
+    JobColumn("resource_class", "str", "", "gpu (it held GPUs), memory (more memory per "
+              "core than its nodes have per core) or cpu"),
+    JobColumn("allocation", "str", "", "what it held per node, 'node:cores/memory_mb/gpus' "
+              "separated by spaces ('0:16/65536/4 1:16/65536/4')"),
+)  # fmt: skip
 #: The per-job metrics :func:`~gridsim.analysis.jobflow_metrics.job_metrics` adds.
 JOB_METRIC_COLUMNS = ("wait_time", "response_time", "slowdown", "bounded_slowdown")
 
@@ -104,6 +115,21 @@ JOB_METRIC_COLUMNS = ("wait_time", "response_time", "slowdown", "bounded_slowdow
 def interval_set(ids: Iterable[int]) -> str:
     """Node ids as an interval set (Batsim's notation): ``[5, 0, 1, 2, 3]`` -> ``"0-3 5"``."""
     return node_intervals(tuple(sorted({int(i) for i in ids})))
+
+
+def allocation_text(nodes: Sequence[int], amounts: Sequence[Sequence[int]]) -> str:
+    """Per-node amounts as the ``allocation`` column's text: ``"0:16/65536/4 3:2/8192/0"``."""
+    return " ".join(f"{node}:" + "/".join(str(int(a)) for a in amount)
+                    for node, amount in zip(nodes, amounts, strict=True))  # fmt: skip
+
+
+def allocation_amounts(text: str) -> dict[int, tuple[int, ...]]:
+    """The ``allocation`` column's text back as node -> amounts."""
+    held = {}
+    for part in text.split():
+        node, _, amounts = part.partition(":")
+        held[int(node)] = tuple(int(a) for a in amounts.split("/"))
+    return held
 
 
 def in_schema_order(jobs: pd.DataFrame) -> pd.DataFrame:

@@ -16,20 +16,47 @@ Cost: O(nodes).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, NonNegativeFloat, PositiveFloat, PositiveInt
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    NonNegativeFloat,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    field_validator,
+)
+
+from gridsim.resources import CORES, NodeMode, capacity_matrix
+
+#: Memory of a node that declares none: more than any job asks for (memory is not tracked).
+UNTRACKED_MEMORY_MB = 2**62
 
 
 class NodeClass(BaseModel):
-    """`count` identical nodes of `performance` (work units per s) and `price` (money per s)."""
+    """`count` identical nodes of `performance` (work units per s) and `price` (money per s),
+    with `cores`, `memory_mb` (MiB; None: not tracked) and `gpus`, and prices per core-hour,
+    GiB-hour and GPU-hour of what a job holds (docs/resources.md)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     count: PositiveInt
     performance: PositiveFloat = 1.0
     price: NonNegativeFloat = 1.0
+    cores: PositiveInt = 1
+    memory_mb: PositiveInt | None = None
+    gpus: NonNegativeInt = 0
+    price_per_core_hour: NonNegativeFloat = 0.0
+    price_per_gib_hour: NonNegativeFloat = 0.0
+    price_per_gpu_hour: NonNegativeFloat = 0.0
+
+    @property
+    def has_resources(self) -> bool:
+        """Whether the class says more than one processor per node."""
+        return self.cores > 1 or self.memory_mb is not None or self.gpus > 0
 
 
 class LogPlatformConfig(BaseModel):
@@ -39,31 +66,68 @@ class LogPlatformConfig(BaseModel):
         node_classes: the classes, in node-id order; none means the log's machine as is.
         reference_performance: the performance of the log's original nodes (work units per
             s), which converts run times into volumes.
+        node_mode: with cores, memory or GPUs, whether jobs share nodes ("shared", Slurm's
+            cons_tres) or take whole nodes ("exclusive").
+        default_memory_per_core_mb: memory a job whose log gives none asks for per core
+            (None: none).
+        processors_as: what a job's processor count asks for: "cores" (one each) or "gpus"
+            (one GPU each, with ``cores_per_gpu`` cores and their memory, on any nodes).
+        cores_per_gpu: cores a GPU of a job asks for with it (``processors_as: gpus``).
+        resource_planning: on nodes of one performance, plan cores, memory and GPUs on the
+            multi-resource profile ("profile") or place one task per node with the
+            scenario's window-search policy on the nodes able to hold it ("one_task_per_node",
+            as on nodes of different performance).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     node_classes: tuple[NodeClass, ...] = ()
     reference_performance: PositiveFloat = 1.0
+    node_mode: NodeMode = "shared"
+    default_memory_per_core_mb: PositiveInt | None = None
+    processors_as: Literal["cores", "gpus"] = "cores"
+    cores_per_gpu: PositiveInt = 1
+    resource_planning: Literal["profile", "one_task_per_node"] = "profile"
+
+    @field_validator("node_classes")
+    @classmethod
+    def _memory_everywhere_or_nowhere(cls, value: tuple[NodeClass, ...]) -> tuple[NodeClass, ...]:
+        if len({node_class.memory_mb is None for node_class in value}) > 1:
+            raise ValueError("give memory_mb for every class or for none")
+        return value
 
 
 @dataclass(frozen=True)
 class LogPlatform:
-    """Nodes as parallel read-only arrays: node_id (0..n-1), performance, price."""
+    """Nodes as parallel read-only arrays: node_id (0..n-1), performance, price; with
+    resources, ``capacity`` (nodes x kinds of :mod:`gridsim.resources`) and ``resource_price``
+    (nodes x kinds, money per unit and second)."""
 
     node_id: np.ndarray
     performance: np.ndarray
     price: np.ndarray
     reference_performance: float = 1.0
+    capacity: np.ndarray | None = None
+    resource_price: np.ndarray | None = None
+    node_mode: NodeMode = "shared"
+    memory_tracked: bool = False
 
     def __len__(self) -> int:
         return len(self.node_id)
 
+    @property
+    def cores(self) -> int:
+        """Cores of all nodes (one per node without resources)."""
+        return len(self) if self.capacity is None else int(self.capacity[:, CORES].sum())
+
     def to_frame(self) -> pd.DataFrame:
-        """One row per node: node_id, performance, price."""
-        return pd.DataFrame(
+        """One row per node: node_id, performance, price (and cores, memory_mb, gpus)."""
+        frame = pd.DataFrame(
             {"node_id": self.node_id, "performance": self.performance, "price": self.price}
         )
+        if self.capacity is not None:
+            frame["cores"], frame["memory_mb"], frame["gpus"] = self.capacity.T
+        return frame
 
 
 def _read_only(values: np.ndarray) -> np.ndarray:
@@ -94,11 +158,24 @@ def log_platform(
             )
         classes = (NodeClass(count=machine_processors),)
     counts = [node_class.count for node_class in classes]
+    capacity = resource_price = None
+    memory_tracked = any(c.memory_mb is not None for c in classes)
+    if any(c.has_resources for c in classes):
+        memory = [c.memory_mb or UNTRACKED_MEMORY_MB for c in classes]
+        per_class = ([c.cores for c in classes], memory, [c.gpus for c in classes])
+        capacity = capacity_matrix(*(np.repeat(values, counts) for values in per_class))
+        per_hour = [(c.price_per_core_hour, c.price_per_gib_hour / 1024, c.price_per_gpu_hour)
+                    for c in classes]  # fmt: skip
+        resource_price = _read_only(np.repeat(np.array(per_hour) / 3600, counts, axis=0))
     return LogPlatform(
         node_id=_read_only(np.arange(sum(counts), dtype=np.int64)),
         performance=_read_only(np.repeat([c.performance for c in classes], counts)),
         price=_read_only(np.repeat([c.price for c in classes], counts)),
         reference_performance=config.reference_performance,
+        capacity=capacity,
+        resource_price=resource_price,
+        node_mode=config.node_mode,
+        memory_tracked=memory_tracked,
     )
 
 

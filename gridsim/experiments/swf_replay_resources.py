@@ -1,0 +1,149 @@
+"""A log replayed on nodes with cores, memory and GPUs (the ``swf_replay`` kind's third engine).
+
+Consumes a replay scenario whose node classes give ``cores``, ``memory_mb`` or ``gpus``, and
+the log; produces the jobs table with the per-resource columns of
+:data:`~gridsim.sim.trace.RESOURCE_JOB_COLUMNS`, and the runs table's per-resource metrics
+(:mod:`gridsim.analysis.resource_metrics`).
+
+Which engine: a log whose jobs all ask for processors only, on nodes of one core each, is a
+processor count on identical nodes; the processor-count schedulers replay it exactly and fast
+(:func:`uses_resource_planners` says no). Every other replay runs the multi-resource planners
+of :mod:`gridsim.scheduling.resource_schedulers` in the loop of
+:func:`gridsim.sim.log_replay.replay_resources`. Jobs no set of nodes can ever hold are dropped
+and counted (``dropped_never_fits``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gridsim.analysis.resource_metrics import resource_classes
+from gridsim.config import ScenarioError
+from gridsim.experiments.swf_replay_tables import job_table, progress_callback
+from gridsim.resources import CORES, ResourceRequest
+from gridsim.sim.log_replay import node_intervals, replay_resources
+from gridsim.sim.trace import allocation_text
+from gridsim.workloads.platform import LogPlatform
+from gridsim.workloads.records import WorkloadLog
+from gridsim.workloads.requests import job_requests, never_fitting, processors_only
+
+
+def requests_of(scenario: Any, log: WorkloadLog, platform: LogPlatform) -> list[ResourceRequest]:
+    """Every job's request on the scenario's platform (:mod:`gridsim.workloads.requests`)."""
+    section = scenario.platform
+    cores_per_gpu = section.cores_per_gpu if section.processors_as == "gpus" else None
+    return job_requests(log.jobs, platform, section.default_memory_per_core_mb, cores_per_gpu)
+
+
+def uses_resource_planners(scenario: Any, log: WorkloadLog, platform: LogPlatform) -> bool:
+    """Whether the replay needs the multi-resource planners (see the module docstring)."""
+    if platform.capacity is None:
+        return False
+    one_core = bool((platform.capacity[:, CORES] == 1).all())
+    return not (one_core and processors_only(requests_of(scenario, log, platform)))
+
+
+@dataclass(frozen=True)
+class TaskNodes:
+    """A job as the window search places it: ``count`` tasks, one per node, each holding
+    ``unit``, on any of ``nodes`` (those able to hold it)."""
+
+    count: int
+    unit: tuple[int, ...]
+    nodes: tuple[int, ...]
+
+
+def task_nodes(scenario: Any, log: WorkloadLog, platform: LogPlatform
+               ) -> tuple[pd.DataFrame, list[TaskNodes]]:  # fmt: skip
+    """The jobs that fit one task per node, and their tasks (nodes of different performance:
+    the window-search policies of [TY18]-[TY20] keep one task per node)."""
+    tasks = [_tasks(request, platform.capacity) for request in requests_of(scenario, log, platform)]
+    fits = np.array([len(task.nodes) >= task.count for task in tasks], dtype=bool)
+    jobs = log.jobs.loc[fits].reset_index(drop=True)
+    return jobs, [task for task, fit in zip(tasks, fits, strict=True) if fit]
+
+
+def _tasks(request: ResourceRequest, capacity: np.ndarray) -> TaskNodes:
+    able = (capacity >= np.asarray(request.unit, dtype=np.int64)).all(axis=1)
+    return TaskNodes(request.units, request.unit, tuple(np.flatnonzero(able).tolist()))
+
+
+def check_platform(scenario: Any, log: WorkloadLog, platform: LogPlatform) -> None:
+    """A ScenarioError when no job of the log fits the node classes (one task per node where
+    the nodes differ in performance)."""
+    if not uses_resource_planners(scenario, log, platform):
+        return
+    requests = requests_of(scenario, log, platform)
+    one_task_per_node = scenario.platform.resource_planning == "one_task_per_node"
+    if one_task_per_node or len(set(platform.performance.tolist())) > 1:
+        tasks = (_tasks(request, platform.capacity) for request in requests)
+        none_fits = not any(len(task.nodes) >= task.count for task in tasks)
+    else:
+        none_fits = bool(never_fitting(requests, platform.capacity).all())
+    if none_fits:
+        raise ScenarioError(
+            f"platform.node_classes: none of the log's {len(requests)} jobs fits the nodes (the "
+            "cores, memory or GPUs a job asks for per node exceed every node's)"
+        )
+
+
+def replay_on_resources(scenario: Any, log: WorkloadLog, platform: LogPlatform,
+                        scheduler: str) -> pd.DataFrame:  # fmt: skip
+    """One replay with the multi-resource planners; returns the jobs table."""
+    capacity = platform.capacity
+    requests = requests_of(scenario, log, platform)
+    never = never_fitting(requests, capacity)
+    jobs = log.jobs.loc[~never].reset_index(drop=True)
+    requests = [request for request, dropped in zip(requests, never, strict=True) if not dropped]
+    scale = platform.reference_performance / float(platform.performance[0])
+    if scale != 1.0:
+        jobs = jobs.assign(estimate=jobs.estimate * scale, duration=jobs.duration * scale)
+    with progress_callback(scenario, jobs, scheduler) as on_progress:
+        result = replay_resources(jobs, requests, capacity, platform.node_mode, scheduler,
+                                  on_progress=on_progress)  # fmt: skip
+    table = job_table(jobs, result.replay.start_time, result.replay.first_reservation)
+    table["processors"] = [request.total[CORES] for request in requests]
+    nodes = [[node for node, _ in allocation] for allocation in result.allocation]
+    table["allocated_resources"] = [node_intervals(tuple(n)) for n in nodes]
+    units = [[[units * a for a in request.unit] for _, units in allocation]
+             for allocation, request in zip(result.allocation, requests, strict=True)]  # fmt: skip
+    add_resource_columns(table, units, nodes, platform, node_prices_paid=False)
+    table.attrs["peak_processors"] = result.replay.peak_processors
+    table.attrs["dropped_never_fits"] = int(never.sum())
+    return table
+
+
+def add_resource_columns(table: pd.DataFrame, held: list, nodes: list[list[int]],
+                         platform: LogPlatform, node_prices_paid: bool) -> None:  # fmt: skip
+    """The per-resource columns (:data:`~gridsim.sim.trace.RESOURCE_JOB_COLUMNS`) from what
+    each job held on each of its nodes (``held``: per job, one amount vector per node, or one
+    vector for all of them; exclusive nodes: the whole node), and ``cost``: the resource
+    prices, plus the nodes' prices for the job's share of their cores unless
+    ``node_prices_paid`` (``cost`` already holds them)."""
+    capacity = platform.capacity
+    amounts = []
+    for job_nodes, job_held in zip(nodes, held, strict=True):
+        if platform.node_mode == "exclusive":
+            job_amounts = capacity[job_nodes]
+        else:
+            job_amounts = np.broadcast_to(np.asarray(job_held, dtype=np.int64),
+                                          (len(job_nodes), capacity.shape[1]))  # fmt: skip
+        if not platform.memory_tracked:  # an untracked node's memory is a huge stand-in
+            job_amounts = job_amounts * np.array([1, 0, 1], dtype=np.int64)
+        amounts.append(np.asarray(job_amounts, dtype=np.int64).reshape(-1, capacity.shape[1]))
+    share = 0.0 if node_prices_paid else 1.0
+    per_second = [
+        float(share * (platform.price[n] * a[:, CORES] / capacity[n, CORES]).sum()
+              + (platform.resource_price[n] * a).sum())
+        for n, a in zip(nodes, amounts, strict=True)
+    ]  # fmt: skip
+    paid = table.cost.to_numpy(dtype=float) if node_prices_paid else 0.0
+    table["cost"] = paid + table.run_time.to_numpy() * np.asarray(per_second)
+    totals = np.array([a.sum(axis=0) for a in amounts], dtype=np.int64).reshape(-1, 3)
+    table["cores"], table["memory_mb"], table["gpus"] = totals.T
+    table["resource_class"] = resource_classes(totals, capacity, platform.memory_tracked)
+    table["allocation"] = [allocation_text(n, a) for n, a in zip(nodes, amounts, strict=True)]

@@ -1,0 +1,77 @@
+"""The jobs table of a log replay, its peak processors and its progress bar (every engine).
+
+Consumes a log's jobs and the start times an engine gave them; produces the jobs table's
+columns (:data:`~gridsim.sim.trace.JOB_COLUMNS`, the per-job metrics added later).
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gridsim.experiments.progress import is_terminal
+
+
+def progress_bar(scenario: Any, jobs: pd.DataFrame, label: str):
+    """A tqdm bar over simulated time (s since the first submission) on a terminal, as the
+    run's bar (:mod:`gridsim.experiments.progress`); None if disabled or not a terminal."""
+    if not (scenario.progress and is_terminal(sys.stderr)):
+        return None
+    from tqdm import tqdm
+
+    first = float(jobs.submit_time.min())
+    total = float(jobs.submit_time.max()) - first
+    bar = tqdm(total=round(total), desc=label, unit="sim s", unit_scale=True, disable=None,
+               leave=False)  # fmt: skip
+    return bar, first
+
+
+@contextmanager
+def progress_callback(scenario: Any, jobs: pd.DataFrame, label: str):
+    """A replay loop's ``on_progress`` moving :func:`progress_bar` (None if disabled); the
+    bar closes when the block ends."""
+    progress = progress_bar(scenario, jobs, label)
+    if progress is None:
+        yield None
+        return
+    bar, first = progress
+    try:
+        yield lambda now: bar.update(max(0, round(now - first) - bar.n))
+    finally:
+        bar.close()
+
+
+def job_table(jobs: pd.DataFrame, start: np.ndarray, first_reservation: np.ndarray):
+    """The replayed schedule in the jobs table's columns (:data:`~gridsim.sim.trace.JOB_COLUMNS`,
+    the per-job metrics added later): run_time is the time the job held its processors."""
+    duration = jobs.duration.to_numpy()
+    killed = jobs.killed.to_numpy(dtype=bool)
+    return pd.DataFrame(
+        {
+            "job_id": jobs.job_id.to_numpy(),
+            "user_id": jobs.user_id.to_numpy(),
+            "submit_time": jobs.submit_time.to_numpy(),
+            "start_time": start,
+            "finish_time": start + duration,
+            "run_time": duration,
+            "requested_time": jobs.estimate.to_numpy(),
+            "processors": jobs.processors.to_numpy(),
+            "allocated_resources": "",
+            "cost": np.nan,
+            "final_state": np.where(killed, "killed", "finished"),
+            "reason": np.where(killed, "stopped at its estimate (on_overrun: kill)", ""),
+            "first_reservation": first_reservation,
+        }
+    )
+
+
+def peak_in_use(table: pd.DataFrame) -> int:
+    """The most processors in use at once (ends before starts at one instant)."""
+    times = np.concatenate([table.finish_time.to_numpy(), table.start_time.to_numpy()])
+    change = np.concatenate([-table.processors.to_numpy(), table.processors.to_numpy()])
+    order = np.lexsort((change, times))
+    return int(np.cumsum(change[order]).max())

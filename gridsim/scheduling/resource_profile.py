@@ -1,0 +1,177 @@
+"""Free capacity of every node and resource kind over time: the multi-resource profile.
+
+Consumes node capacities (nodes x kinds, :mod:`gridsim.resources`), the node mode and the
+reservations the planners add and release; answers the planners' one question: the earliest
+start at which a request holds for its whole duration, and on which nodes.
+
+Data: a step function shared by all nodes, ``times`` (step starts, increasing; the last step
+lasts for ever) and ``free``, an int64 array steps x nodes x kinds. Two plain arrays, so a
+compiled core can take them as they are. Equal neighbouring steps are merged, so the profile
+holds at most about two steps per reservation.
+
+The search (:meth:`ResourceProfile.earliest_fit`): per step and node, the units of the request
+the node can hold (shared: the free amount of each kind over the unit's, the smallest;
+exclusive: the units of the whole node if nothing else holds it, else none); a start at a step
+``s`` (or ``now``) holds when the nodes' smallest counts over the steps the job covers add up
+to the units. Only step starts are tried: a start inside a step covers the same steps or more.
+Nodes are taken in id order (first fit), each with as many units as it holds for the whole
+duration (one, with ``one_per_node``).
+
+Cost: O(S N K) per search to count units, then O(S N) per start tried (S steps, N nodes, K
+kinds); O(S N K) per change (the arrays are copied when a breakpoint is inserted).
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+
+import numpy as np
+
+from gridsim.resources import NODE_MODES, NodeMode, ResourceRequest, units_per_node
+
+#: ``(node, units)`` pairs, in node order: where a job's units are.
+Allocation = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where and when a request fits: its start and its units per node."""
+
+    start: float
+    allocation: Allocation
+
+
+class ResourceProfile:
+    """Free cores, memory and GPUs of every node from time ``now`` on.
+
+    Args:
+        capacity: nodes x kinds, what each node has.
+        mode: ``"shared"`` (jobs share a node while every kind fits) or ``"exclusive"``.
+        now: the left edge of the profile.
+    """
+
+    def __init__(self, capacity: np.ndarray, mode: NodeMode = "shared", now: float = 0.0):
+        if mode not in NODE_MODES:
+            raise ValueError(f"expected a node mode among {list(NODE_MODES)}, got {mode!r}")
+        self.capacity = np.asarray(capacity, dtype=np.int64)
+        self.mode = mode
+        self.times: list[float] = [now]
+        self.free = self.capacity[np.newaxis].copy()
+
+    def __len__(self) -> int:
+        return len(self.times)
+
+    def _step_at(self, time: float) -> int:
+        return max(bisect_right(self.times, time) - 1, 0)
+
+    def forget_before(self, now: float) -> None:
+        """Drop the steps that ended at or before ``now``; the profile then starts at ``now``."""
+        i = self._step_at(now)
+        if i > 0:
+            del self.times[:i]
+            self.free = self.free[i:]
+        self.times[0] = max(self.times[0], now)
+
+    def demand(self, allocation: Allocation, request: ResourceRequest) -> np.ndarray:
+        """The amounts an allocation holds on each of its nodes (its nodes x kinds)."""
+        nodes = [node for node, _ in allocation]
+        if self.mode == "exclusive":
+            return self.capacity[nodes]
+        units = np.array([units for _, units in allocation], dtype=np.int64)
+        return units[:, np.newaxis] * np.asarray(request.unit, dtype=np.int64)
+
+    def add(self, start: float, end: float, allocation: Allocation, request: ResourceRequest,
+            sign: int = 1) -> None:  # fmt: skip
+        """Hold ``allocation`` over ``[start, end)`` (release it with ``sign=-1``).
+
+        Raises:
+            ValueError: a node would have less than nothing, or more than its capacity, free.
+        """
+        if end <= start:
+            return
+        times = self.times
+        if start < times[0]:
+            raise ValueError(f"[{start}, {end}) starts before the profile ({times[0]})")
+        i = self._split(start)
+        j = len(times) if end == math.inf else self._split(end)
+        nodes = [node for node, _ in allocation]
+        block = self.free[i:j, nodes] - sign * self.demand(allocation, request)
+        if block.min(initial=0) < 0:
+            raise ValueError(f"over-committed on nodes {nodes} over [{start}, {end})")
+        if (block > self.capacity[nodes]).any():
+            raise ValueError(f"released more than was held on nodes {nodes} over [{start}, {end})")
+        self.free[i:j, nodes] = block
+        self._merge(j)
+        self._merge(i)
+
+    def release(self, start: float, end: float, allocation: Allocation,
+                request: ResourceRequest) -> None:  # fmt: skip
+        """Free what :meth:`add` held."""
+        self.add(start, end, allocation, request, sign=-1)
+
+    def _split(self, time: float) -> int:
+        """The index of the step starting at ``time``, inserting a breakpoint if needed."""
+        i = bisect_left(self.times, time)
+        if i == len(self.times) or self.times[i] != time:
+            self.times.insert(i, time)
+            self.free = np.insert(self.free, i, self.free[i - 1], axis=0)
+        return i
+
+    def _merge(self, i: int) -> None:
+        """Merge step ``i`` into step ``i - 1`` if they have the same free amounts."""
+        if 0 < i < len(self.times) and np.array_equal(self.free[i], self.free[i - 1]):
+            del self.times[i]
+            self.free = np.delete(self.free, i, axis=0)
+
+    def units_free(self, request: ResourceRequest, steps: slice = slice(None)) -> np.ndarray:
+        """Steps x nodes: how many units of ``request`` each node can take in each step."""
+        free = self.free[steps]
+        if self.mode == "exclusive":
+            idle = (free == self.capacity).all(axis=2)
+            return np.where(idle, units_per_node(self.capacity, request), 0)
+        return units_per_node(free, request)
+
+    def may_start_before(self, now: float, request: ResourceRequest, time: float) -> bool:
+        """Whether some step starting before ``time`` (from ``now``'s on) holds the request's
+        units at all: a start before ``time`` needs one. ``False`` means
+        :meth:`earliest_fit` with ``before=time`` finds nothing, even once a reservation
+        starting at ``time`` is released (it holds nothing before ``time``)."""
+        first = self._step_at(now)
+        stop = max(bisect_left(self.times, time), first + 1)
+        counts = self.units_free(request, slice(first, stop)).sum(axis=1)
+        return bool((counts >= request.units).any())
+
+    def earliest_fit(
+        self, now: float, request: ResourceRequest, duration: float, before: float = math.inf
+    ) -> Placement | None:
+        """The earliest start ``t >= now``, ``t < before``, at which ``request`` holds for
+        ``duration``, and its nodes (first fit by node id); None if there is none before
+        ``before``."""
+        times = self.times
+        units = self.units_free(request)
+        first = self._step_at(now)
+        enough = np.flatnonzero(units[first:].sum(axis=1) >= request.units) + first
+        for s in enough.tolist():
+            start = max(times[s], now)
+            if start >= before:
+                return None
+            covered = bisect_left(times, start + duration, s + 1)
+            held = units[s:covered].min(axis=0)
+            if int(held.sum()) >= request.units:
+                return Placement(start, _first_fit(held, request.units))
+        return None
+
+
+def _first_fit(held: np.ndarray, units: int) -> Allocation:
+    """Units on the lowest node ids, each node taking what it holds, until ``units``."""
+    allocation = []
+    remaining = units
+    for node in np.flatnonzero(held).tolist():
+        take = min(int(held[node]), remaining)
+        allocation.append((node, take))
+        remaining -= take
+        if remaining == 0:
+            break
+    return tuple(allocation)
