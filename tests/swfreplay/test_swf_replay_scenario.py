@@ -192,7 +192,7 @@ def test_node_level_replays_report_cost_and_move_a_progress_bar_to_the_last_subm
         return bars[-1]
 
     monkeypatch.setattr("tqdm.tqdm", visible_bar)
-    monkeypatch.setattr("gridsim.experiments.swf_replay.is_terminal", lambda stream: True)
+    monkeypatch.setattr("gridsim.experiments.swf_replay_tables.is_terminal", lambda stream: True)
     document = yaml.safe_load(
         (REPOSITORY / "scenarios" / "swf-replay-heterogeneous.yaml").read_text()
     )
