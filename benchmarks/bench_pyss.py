@@ -37,7 +37,8 @@ Whole processes (``--process-repeat`` rounds, interleaved; processor time of the
 --scheduler ConservativeScheduler``, which parses, simulates and prints its statistics) on
 the decompressed log, and ``gridsim run swf-replay`` of the gzipped log under conservative
 backfilling with pyss's processor convention (``workload.mapping.processors=allocated``,
-``larger_than_machine=clip``), writing its results.
+``larger_than_machine=clip``), writing its results, and a ``python -c`` script that does what
+pyss's command does (``read_swf``, ``replay_log``, print the mean wait).
 """
 
 from __future__ import annotations
@@ -94,6 +95,17 @@ done = cpu()
 with open(sys.argv[4], "w") as out:
     out.write("".join("%d\\n" % job.start_to_run_at_time for job in jobs))
 print("%r %r" % (parsed - began, done - parsed))
+"""
+
+#: A whole process doing what pyss's command does: read the log, replay, print the mean wait.
+REPLAY_SCRIPT = """
+import sys
+from gridsim.sim.log_replay import replay_log
+from gridsim.workloads.mapping import SwfMapping
+from gridsim.workloads.swf import read_swf
+log = read_swf(sys.argv[1], SwfMapping(processors="allocated", larger_than_machine="clip"))
+replay = replay_log(log.jobs, log.machine_processors, "conservative", record_nodes=False)
+print("mean wait", (replay.start_time - log.jobs.submit_time.to_numpy()).mean())
 """
 
 
@@ -238,26 +250,28 @@ def bench_processes(options: argparse.Namespace, scratch: Path) -> None:
         f"--input-file={plain}", "--scheduler=ConservativeScheduler",
     ]  # fmt: skip
     pyss_environment = {**os.environ, "PYTHONPATH": str(options.source)}
-    pyss_runs, gridsim_runs = [], []
+    pyss_runs, gridsim_runs, script_runs = [], [], []
     for k in range(options.process_repeat):
         pyss_runs.append(child(pyss_command, cwd=options.source, env=pyss_environment)[:2])
+        script_runs.append(child([sys.executable, "-c", REPLAY_SCRIPT, str(gzipped)])[:2])
         gridsim_command = [
             sys.executable, "-c", "from gridsim.cli import main; main()",
             "run", "swf-replay", "--log", str(gzipped), "--set", "schedulers=[conservative]",
             "--set", "record_nodes=false", "--set", "workload.mapping.processors=allocated",
-            "--set", "workload.mapping.larger_than_machine=clip", "-q", "-o", str(scratch / f"run{k}"),
+            "--set", "workload.mapping.larger_than_machine=clip",
+            "-q", "-o", str(scratch / f"run{k}"),
         ]  # fmt: skip
         gridsim_runs.append(child(gridsim_command)[:2])
-    pyss_cpu, gridsim_cpu = (statistics.median(r[0] for r in runs) for runs in (pyss_runs, gridsim_runs))
-    print(
-        f"whole process, KTH-SP2 conservative, medians of {options.process_repeat}:"
-        f" pyss run_simulator.py {pyss_cpu:.2f} s processor"
-        f" ({statistics.median(r[1] for r in pyss_runs):.2f} s wall),"
-        f" gridsim run swf-replay {gridsim_cpu:.2f} s processor"
-        f" ({statistics.median(r[1] for r in gridsim_runs):.2f} s wall);"
-        f" pyss / gridsim {pyss_cpu / gridsim_cpu:.1f}x",
-        flush=True,
-    )
+    print(f"whole process, KTH-SP2 conservative, medians of {options.process_repeat}:")
+    pyss_cpu = statistics.median(run[0] for run in pyss_runs)
+    for label, runs in (
+        ("pyss run_simulator.py", pyss_runs),
+        ("gridsim run swf-replay", gridsim_runs),
+        ("python -c <read_swf, replay_log>", script_runs),
+    ):
+        cpu, wall = (statistics.median(run[k] for run in runs) for k in (0, 1))
+        ratio = "" if runs is pyss_runs else f"; pyss / this {pyss_cpu / cpu:.1f}x"
+        print(f"  {label:>32}: {cpu:.2f} s processor ({wall:.2f} s wall){ratio}", flush=True)
 
 
 def decompress(source: Path, target: Path) -> Path:
