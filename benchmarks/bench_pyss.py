@@ -1,8 +1,8 @@
 """gridsim's log replay against pyss, on the same machine and the same jobs (run on demand).
 
     nice python benchmarks/bench_pyss.py --pyss DIR [--python2 PATH] [--logs DIR]
-        [--only KTH-SP2 SDSC-BLUE HPC2N] [--algorithms conservative easy] [--repeat 3]
-        [--process-repeat 3]
+        [--only KTH-SP2 SDSC-BLUE HPC2N] [--first N] [--algorithms conservative easy]
+        [--repeat 3] [--process-repeat 3]
 
 pyss is the Python 2 scheduling simulator of the Parallel Workloads Archive community
 (``src/base``, ``src/schedulers``: conservative and EASY backfilling on SWF logs); it is not
@@ -274,10 +274,20 @@ def bench_processes(options: argparse.Namespace, scratch: Path) -> None:
         print(f"  {label:>32}: {cpu:.2f} s processor ({wall:.2f} s wall){ratio}", flush=True)
 
 
-def decompress(source: Path, target: Path) -> Path:
-    """pyss reads plain text only."""
-    with gzip.open(source, "rb") as packed, open(target, "wb") as out:
-        shutil.copyfileobj(packed, out)
+def decompress(source: Path, target: Path, first: int | None = None) -> Path:
+    """The log as plain text (pyss reads nothing else): its header and its first ``first``
+    jobs (all of them if None)."""
+    with gzip.open(source, "rt") as packed, open(target, "w") as out:
+        if first is None:
+            shutil.copyfileobj(packed, out)
+            return target
+        jobs = 0
+        for line in packed:
+            if not line.lstrip().startswith(";") and line.strip():
+                if jobs == first:
+                    break
+                jobs += 1
+            out.write(line)
     return target
 
 
@@ -290,6 +300,7 @@ def main() -> None:
     parser.add_argument(
         "--algorithms", nargs="*", choices=list(PYSS_SCHEDULERS), default=list(PYSS_SCHEDULERS)
     )
+    parser.add_argument("--first", type=int, help="only the first N jobs of each log")
     parser.add_argument("--repeat", type=int, default=3, help="interleaved in-process rounds")
     parser.add_argument("--process-repeat", type=int, default=3, help="0: no whole processes")
     options = parser.parse_args()
@@ -304,11 +315,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         scratch = Path(folder)
         for name in options.only:
-            plain = decompress(options.logs / LOGS[name], scratch / f"{name}.swf")
+            plain = decompress(options.logs / LOGS[name], scratch / f"{name}.swf", options.first)
             bench_log(name, plain, options, scratch)
-        if options.process_repeat:
-            if "KTH-SP2" not in options.only:
-                decompress(options.logs / LOGS["KTH-SP2"], scratch / "KTH-SP2.swf")
+        if options.process_repeat:  # whole KTH-SP2
+            decompress(options.logs / LOGS["KTH-SP2"], scratch / "KTH-SP2.swf")
             bench_processes(options, scratch)
     print("load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()), flush=True)
 
