@@ -55,6 +55,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 import pandas as pd
@@ -72,7 +73,7 @@ LOGS = {
 PYSS_SCHEDULERS = {"conservative": "ConservativeScheduler", "easy": "EasyBackfillScheduler"}
 PYSS_MODULES = {"conservative": "conservative_scheduler", "easy": "easy_scheduler"}
 
-#: Python 2 driver, run as ``python2 -O driver.py SRC LOG PROCESSORS SCHEDULER OUT``.
+#: Python 2 driver, run as ``python2 -O driver.py SRC LOG PROCESSORS STARTS_OUT``.
 DRIVER = """
 import resource, sys
 sys.path.insert(0, sys.argv[1])
@@ -109,7 +110,7 @@ print("mean wait", (replay.start_time - log.jobs.submit_time.to_numpy()).mean())
 """
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """One line on stderr, exit status 2 (a usage problem, nothing computed yet)."""
     print(f"bench_pyss.py: {message}", file=sys.stderr)
     raise SystemExit(2)
@@ -125,7 +126,6 @@ def pyss_source(directory: Path | None) -> Path:
         ).is_file():
             return candidate
     fail(f"--pyss {directory}: no pyss here (expected schedulers/ and base/ in it or in src/)")
-    raise AssertionError  # unreachable: fail exits
 
 
 def python2_interpreter(name: str) -> str:
