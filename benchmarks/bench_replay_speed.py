@@ -20,8 +20,8 @@ from the process's start to its first replayed job on the bundled excerpt (media
 ``--process-repeat``; processor time of the child, and wall time, which on a loaded machine
 counts the wait for a core too).
 
-pyss is not run here (no installation or runner of it in this project): docs/swf.md gives
-the table and what is known of pyss. Node-level replays (BFfinish, CoP) have no compiled path
+pyss, a Python 2 program, is run beside gridsim by ``bench_pyss.py`` (given a pyss checkout
+and a Python 2). Node-level replays (BFfinish, CoP) have no compiled path
 yet: ``bench_node_replay.py`` measures them.
 """
 
