@@ -15,6 +15,7 @@ import gymnasium as gym
 import numpy as np
 
 from gridsim.rl.episodes import Episode, episode_source
+from gridsim.rl.jobflow_episodes import JobFlowSource
 from gridsim.rl.queue_loop import QueueLoop
 from gridsim.rl.rewards import Reward
 
@@ -24,7 +25,8 @@ class QueueEnv(gym.Env):
 
     Args:
         scenario: an ``swf_replay`` scenario (path, YAML text, mapping or object) or an
-            :class:`~gridsim.rl.episodes.EpisodeSource` built from one.
+            :class:`~gridsim.rl.episodes.EpisodeSource` built from one (a ``jobflow``
+            scenario is refused: its nodes differ).
         episode_jobs: N, the jobs of an episode (ignored when ``scenario`` is a source).
         queue_slots: K, the waiting jobs shown (rows of the observation, choices).
         reward: a :data:`~gridsim.rl.rewards.REWARDS` name.
@@ -52,6 +54,12 @@ class QueueEnv(gym.Env):
         if time_scale <= 0:
             raise ValueError(f"expected a positive time_scale, got {time_scale}")
         self.source = episode_source(scenario, episode_jobs)
+        if isinstance(self.source, JobFlowSource):
+            raise ValueError(
+                f"{self.source.scenario.name}: the queue environments schedule a processor "
+                "count on identical nodes, and a job flow's nodes differ in performance and "
+                "price and carry local load; use gridsim/ResourceSelection-v0"
+            )
         if not self.source.homogeneous:
             raise ValueError(
                 f"{self.source.scenario.name}: the queue environments schedule a processor "
