@@ -10,7 +10,8 @@ source is built: every episode is a slice of it, so episodes of one source come 
 flow, as RLScheduler's do from one trace. Where the slice starts is drawn from the
 ``numpy.random.Generator`` the environment's ``reset(seed=...)`` gives, so a seed names an
 episode. The machine is empty when an episode begins (no job of the log before the slice is
-running).
+running). ``jobflow`` scenarios are the sources of :mod:`gridsim.rl.jobflow_episodes`
+(one replication's flow per episode); :func:`episode_source` picks by kind.
 """
 
 from __future__ import annotations
