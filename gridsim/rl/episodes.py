@@ -115,6 +115,11 @@ class EpisodeSource:
         return self.scenario.policy
 
     @property
+    def slowdown_threshold(self) -> float:
+        """The bounded slowdown's floor the scenario names (s)."""
+        return self.scenario.bounded_slowdown_threshold
+
+    @property
     def homogeneous(self) -> bool:
         """Every node the same performance and price (the processor-count schedulers apply)."""
         platform = self.platform

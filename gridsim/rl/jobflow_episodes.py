@@ -78,6 +78,8 @@ class JobFlowSource:
         self.priority = scenario.priority
         #: Row 0 of the resource-selection environment: the scenario's first policy.
         self.policy = scenario.policies[0]
+        #: The bounded slowdown's floor of the kind's metrics (time units).
+        self.slowdown_threshold = scenario.slowdown_threshold
 
     def episode(self, replication: int, queue_size: int | None = None) -> JobFlowEpisode:
         """Replication ``replication``'s flow of ``queue_size`` jobs (default: the scenario's

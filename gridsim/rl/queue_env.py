@@ -31,7 +31,8 @@ class QueueEnv(gym.Env):
         queue_slots: K, the waiting jobs shown (rows of the observation, choices).
         reward: a :data:`~gridsim.rl.rewards.REWARDS` name.
         reward_timing: ``"step"`` or ``"episode"``.
-        bounded_slowdown_threshold: the bounded slowdown's floor (s).
+        bounded_slowdown_threshold: the bounded slowdown's floor (s); None: the scenario's
+            ``bounded_slowdown_threshold``.
         time_scale: the time (s) squashed to 1/2 in observations.
     """
 
@@ -46,7 +47,7 @@ class QueueEnv(gym.Env):
         queue_slots: int = 32,
         reward: str = "bounded_slowdown",
         reward_timing: str = "episode",
-        bounded_slowdown_threshold: float = 10.0,
+        bounded_slowdown_threshold: float | None = None,
         time_scale: float = 3600.0,
     ) -> None:
         if queue_slots <= 0:
@@ -67,7 +68,10 @@ class QueueEnv(gym.Env):
                 "resource-selection environment's"
             )
         self.slots = queue_slots
-        self.reward = Reward(reward, reward_timing, bounded_slowdown_threshold)  # type: ignore[arg-type]
+        threshold = bounded_slowdown_threshold
+        if threshold is None:
+            threshold = self.source.slowdown_threshold
+        self.reward = Reward(reward, reward_timing, threshold)  # type: ignore[arg-type]
         self.time_scale = time_scale
         self.price = float(self.source.platform.price[0])
         self.episode: Episode | None = None

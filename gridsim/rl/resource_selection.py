@@ -64,7 +64,9 @@ class ResourceSelectionEnv(gym.Env):
             job flow, whose queue size says how many).
         reward: a :data:`~gridsim.rl.rewards.REWARDS` name.
         reward_timing: ``"step"`` or ``"episode"``.
-        bounded_slowdown_threshold: the bounded slowdown's floor (s).
+        bounded_slowdown_threshold: the bounded slowdown's floor (s; a job flow's time
+            units); None: the scenario's (``bounded_slowdown_threshold``, a job flow's
+            ``slowdown_threshold``).
         time_scale: the time (s) squashed to 1/2 in observations.
     """
 
@@ -78,7 +80,7 @@ class ResourceSelectionEnv(gym.Env):
         episode_jobs: int = 64,
         reward: str = "bounded_slowdown",
         reward_timing: str = "episode",
-        bounded_slowdown_threshold: float = 10.0,
+        bounded_slowdown_threshold: float | None = None,
         time_scale: float = 3600.0,
     ) -> None:
         self.source = episode_source(scenario, episode_jobs)
@@ -90,7 +92,10 @@ class ResourceSelectionEnv(gym.Env):
                 criteria.append(criterion)
         self.policy, self.criteria = policy, criteria
         self.labels = [criterion.label for criterion in criteria]
-        self.reward = Reward(reward, reward_timing, bounded_slowdown_threshold)  # type: ignore[arg-type]
+        threshold = bounded_slowdown_threshold
+        if threshold is None:
+            threshold = self.source.slowdown_threshold
+        self.reward = Reward(reward, reward_timing, threshold)  # type: ignore[arg-type]
         if time_scale <= 0:
             raise ValueError(f"expected a positive time_scale, got {time_scale}")
         self.time_scale = time_scale

@@ -70,6 +70,15 @@ def test_row_zero_is_the_job_flow_s_own_run_of_its_first_policy(variant):
             np.testing.assert_array_equal(schedule.finish_time, mine.finish_time)
 
 
+def test_the_episode_reward_is_the_kind_s_mean_bounded_slowdown_at_the_scenario_s_threshold():
+    scenario = {**FLOW, "slowdown_threshold": 25.0}
+    expected = kind_run(scenario, 0)
+    expected = expected[(expected.policy == "MinCost") & (expected.queue_size == 16)]
+    reward, _, _ = play(ResourceSelectionEnv(scenario), lambda o, i: 0,
+                        options={"replication": 0})  # fmt: skip
+    assert reward == pytest.approx(-expected.bounded_slowdown.mean(), rel=1e-12)
+
+
 def test_an_episode_is_the_replication_s_instance_with_its_local_load():
     env = ResourceSelectionEnv(FLOW)
     env.reset(options={"replication": 1})
