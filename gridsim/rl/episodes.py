@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from gridsim.rl.jobflow_episodes import JobFlowSource
+from gridsim.scheduling.backfilling import Priority
 from gridsim.workloads.platform import LogPlatform
 
 #: Columns of an episode's jobs (seconds; the log's mapping applied).
@@ -75,7 +76,7 @@ class EpisodeSource:
     """
 
     #: The order the node-level planner takes simultaneous submissions in.
-    priority = "fcfs"
+    priority: Priority = "fcfs"
 
     def __init__(self, scenario: Any, episode_jobs: int = 256) -> None:
         from gridsim.api import load_scenario

@@ -6,11 +6,10 @@ node classes, or a job flow's nodes, local load and jobs), a resource-selection 
 (the scenario's policy), the order simultaneous submissions are planned in (its priority)
 and the candidate criteria; produces the engine's trace. The planner is gridsim's
 conservative backfilling (:class:`~gridsim.scheduling.backfilling.ConservativeBackfilling`)
-and the events are SimPy's,
-as in ``gridsim run``: the engine is stepped event by event (``simpy.Environment.step``) and
-stops after a submission, whose jobs the planner receives one at a time, in priority order,
-each with the window the agent chose (the planner plans a submission of several jobs in that
-order too, so nothing else changes).
+and the events are SimPy's, as in ``gridsim run``: the engine is stepped event by event
+(``simpy.Environment.step``) and stops after a submission, whose jobs the planner receives
+one at a time, in priority order, each with the window the agent chose (the planner plans a
+submission of several jobs in that order too, so nothing else changes).
 
 The agent's window is the job's reservation. When the queue is re-planned later (a job ends
 before its estimate: compression), the planner re-searches queued jobs with the scenario's
@@ -26,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gridsim.model import Window
-from gridsim.scheduling.backfilling import ConservativeBackfilling, Job
+from gridsim.scheduling.backfilling import ConservativeBackfilling, Job, Priority
 from gridsim.selection.criteria import Criterion
 from gridsim.sim.engine import SUBMISSION, Engine, Instance
 
@@ -64,9 +63,9 @@ class _Deferring:
 class NodeLoop(Engine):
     """The engine over one episode, run to the next submission by :meth:`run_to_decision`."""
 
-    def __init__(self, instance: Instance, policy: Criterion, priority: str = "fcfs") -> None:
+    def __init__(self, instance: Instance, policy: Criterion, priority: Priority = "fcfs") -> None:
         self.chosen = ChosenWindow(policy)
-        planner = ConservativeBackfilling(instance.nodes, instance.busy, self.chosen, priority)  # type: ignore[arg-type]
+        planner = ConservativeBackfilling(instance.nodes, instance.busy, self.chosen, priority)
         planner.skip_tests = isinstance(policy, Criterion)  # its re-planning is a built-in's
         self.deferring = _Deferring(planner)
         super().__init__(instance, self.deferring)

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from gridsim.rl.episodes import Episode, episode_source
+from gridsim.rl.episodes import Episode, EpisodeSource, episode_source
 from gridsim.rl.jobflow_episodes import JobFlowSource
 from gridsim.rl.queue_loop import QueueLoop
 from gridsim.rl.rewards import Reward
@@ -54,13 +54,14 @@ class QueueEnv(gym.Env):
             raise ValueError(f"expected a positive queue_slots, got {queue_slots}")
         if time_scale <= 0:
             raise ValueError(f"expected a positive time_scale, got {time_scale}")
-        self.source = episode_source(scenario, episode_jobs)
-        if isinstance(self.source, JobFlowSource):
+        source = episode_source(scenario, episode_jobs)
+        if isinstance(source, JobFlowSource):
             raise ValueError(
-                f"{self.source.scenario.name}: the queue environments schedule a processor "
+                f"{source.scenario.name}: the queue environments schedule a processor "
                 "count on identical nodes, and a job flow's nodes differ in performance and "
                 "price and carry local load; use gridsim/ResourceSelection-v0"
             )
+        self.source: EpisodeSource = source
         if not self.source.homogeneous:
             raise ValueError(
                 f"{self.source.scenario.name}: the queue environments schedule a processor "
