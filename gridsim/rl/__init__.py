@@ -11,10 +11,11 @@ Three environments, registered under ids of their own when this package is impor
   (:class:`~gridsim.rl.resource_selection.ResourceSelectionEnv`): which candidate window a
   job gets on heterogeneous priced nodes.
 
-Each is built from an ``swf_replay`` scenario (``scenario=``: a path, YAML text or mapping);
-without one, from :data:`LUBLIN_256` (job and backfill selection) or
-:data:`LUBLIN_256_NODES` (resource selection). Data flow: ``episodes`` (N consecutive jobs at
-a seeded start) -> ``queue_loop`` / ``node_loop`` (gridsim's schedulers and engine, paused
+Each is built from an ``swf_replay`` scenario (``scenario=``: a path, YAML text or mapping),
+resource selection also from a ``jobflow`` one (an episode per replication); without one,
+from :data:`LUBLIN_256` (job and backfill selection) or :data:`LUBLIN_256_NODES` (resource
+selection). Data flow: ``episodes`` (N consecutive jobs at a seeded start, or a job flow's
+replication) -> ``queue_loop`` / ``node_loop`` (gridsim's schedulers and engine, paused
 at decisions) -> the environments (``features``, ``rewards``) <- ``baselines``. Gymnasium
 is the optional extra ``rl``: ``pip install 'gridsim-sched[rl]'``. docs/rl.md.
 """

@@ -10,7 +10,8 @@ source is built: every episode is a slice of it, so episodes of one source come 
 flow, as RLScheduler's do from one trace. Where the slice starts is drawn from the
 ``numpy.random.Generator`` the environment's ``reset(seed=...)`` gives, so a seed names an
 episode. The machine is empty when an episode begins (no job of the log before the slice is
-running).
+running). ``jobflow`` scenarios are the sources of :mod:`gridsim.rl.jobflow_episodes`
+(one replication's flow per episode); :func:`episode_source` picks by kind.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gridsim.rl.jobflow_episodes import JobFlowSource
+from gridsim.scheduling.backfilling import Priority
 from gridsim.workloads.platform import LogPlatform
 
 #: Columns of an episode's jobs (seconds; the log's mapping applied).
@@ -47,6 +50,17 @@ class Episode:
     def machine_processors(self) -> int:
         return len(self.platform)
 
+    def instance(self):
+        """The jobs on the platform's nodes as a job-flow instance (job ``i`` is row ``i``)."""
+        from gridsim.experiments.swf_replay import node_level_instance
+
+        return node_level_instance(self.jobs, self.platform)
+
+    @property
+    def job_ids(self) -> np.ndarray:
+        """The log's job ids by engine id (row)."""
+        return self.jobs.job_id.to_numpy()
+
 
 class EpisodeSource:
     """Slices of ``episode_jobs`` consecutive jobs of a scenario's workload.
@@ -61,6 +75,9 @@ class EpisodeSource:
         ValueError: the workload has fewer than ``episode_jobs`` jobs.
     """
 
+    #: The order the node-level planner takes simultaneous submissions in.
+    priority: Priority = "fcfs"
+
     def __init__(self, scenario: Any, episode_jobs: int = 256) -> None:
         from gridsim.api import load_scenario
         from gridsim.experiments.swf_replay import SwfReplayScenario, load_log, machine_nodes
@@ -70,8 +87,8 @@ class EpisodeSource:
             scenario = load_scenario(scenario)
         if not isinstance(scenario, SwfReplayScenario):
             raise ValueError(
-                f"learning environments replay logs or workload models (kind: swf_replay), "
-                f"got a scenario of kind {scenario.kind}"
+                f"learning environments replay logs or workload models (kind: swf_replay) "
+                f"or job flows (kind: jobflow), got a scenario of kind {scenario.kind}"
             )
         if episode_jobs <= 0:
             raise ValueError(f"expected a positive episode_jobs, got {episode_jobs}")
@@ -92,6 +109,16 @@ class EpisodeSource:
             )
         self.pool = jobs
         self.episode_jobs = episode_jobs
+
+    @property
+    def policy(self) -> str | dict:
+        """The resource-selection criterion that places jobs (the scenario's ``policy``)."""
+        return self.scenario.policy
+
+    @property
+    def slowdown_threshold(self) -> float:
+        """The bounded slowdown's floor the scenario names (s)."""
+        return self.scenario.bounded_slowdown_threshold
 
     @property
     def homogeneous(self) -> bool:
@@ -123,8 +150,17 @@ class EpisodeSource:
         return self.sample(rng)
 
 
-def episode_source(scenario: Any, episode_jobs: int) -> EpisodeSource:
-    """``scenario`` itself if it is already a source, else the source built from it."""
-    if isinstance(scenario, EpisodeSource):
+def episode_source(scenario: Any, episode_jobs: int) -> EpisodeSource | JobFlowSource:
+    """``scenario`` itself if it is already a source, else the source built from it: a
+    job flow's replications (:mod:`gridsim.rl.jobflow_episodes`; ``episode_jobs`` does not
+    apply, its queue size says how many jobs) or slices of a log."""
+    from gridsim.api import load_scenario
+    from gridsim.experiments.jobflow import JobFlowScenario
+
+    if isinstance(scenario, EpisodeSource | JobFlowSource):
         return scenario
+    if not hasattr(scenario, "kind"):
+        scenario = load_scenario(scenario)
+    if isinstance(scenario, JobFlowScenario):
+        return JobFlowSource(scenario)
     return EpisodeSource(scenario, episode_jobs)

@@ -1,14 +1,15 @@
 """gridsim's job-flow engine (:mod:`gridsim.sim.engine`), paused at every submission so that
 an agent chooses each job's window.
 
-Consumes an :class:`~gridsim.rl.episodes.Episode` on nodes that differ (the scenario's node
-classes), a resource-selection criterion (the scenario's ``policy``) and the candidate
-criteria; produces the engine's trace. The planner is gridsim's conservative backfilling
-(:class:`~gridsim.scheduling.backfilling.ConservativeBackfilling`) and the events are SimPy's,
-as in ``gridsim run``: the engine is stepped event by event (``simpy.Environment.step``) and
-stops after a submission, whose jobs the planner receives one at a time, in priority order,
-each with the window the agent chose (the planner plans a submission of several jobs in that
-order too, so nothing else changes).
+Consumes an episode's :class:`~gridsim.sim.engine.Instance` (a log's jobs on the scenario's
+node classes, or a job flow's nodes, local load and jobs), a resource-selection criterion
+(the scenario's policy), the order simultaneous submissions are planned in (its priority)
+and the candidate criteria; produces the engine's trace. The planner is gridsim's
+conservative backfilling (:class:`~gridsim.scheduling.backfilling.ConservativeBackfilling`)
+and the events are SimPy's, as in ``gridsim run``: the engine is stepped event by event
+(``simpy.Environment.step``) and stops after a submission, whose jobs the planner receives
+one at a time, in priority order, each with the window the agent chose (the planner plans a
+submission of several jobs in that order too, so nothing else changes).
 
 The agent's window is the job's reservation. When the queue is re-planned later (a job ends
 before its estimate: compression), the planner re-searches queued jobs with the scenario's
@@ -24,8 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gridsim.model import Window
-from gridsim.rl.episodes import Episode
-from gridsim.scheduling.backfilling import ConservativeBackfilling, Job
+from gridsim.scheduling.backfilling import ConservativeBackfilling, Job, Priority
 from gridsim.selection.criteria import Criterion
 from gridsim.sim.engine import SUBMISSION, Engine, Instance
 
@@ -63,16 +63,16 @@ class _Deferring:
 class NodeLoop(Engine):
     """The engine over one episode, run to the next submission by :meth:`run_to_decision`."""
 
-    def __init__(self, episode: Episode, policy: Criterion) -> None:
-        from gridsim.experiments.swf_replay import node_level_instance
-
-        instance: Instance = node_level_instance(episode.jobs, episode.platform)
+    def __init__(self, instance: Instance, policy: Criterion, priority: Priority = "fcfs") -> None:
         self.chosen = ChosenWindow(policy)
-        planner = ConservativeBackfilling(instance.nodes, instance.busy, self.chosen)
+        planner = ConservativeBackfilling(instance.nodes, instance.busy, self.chosen, priority)
         planner.skip_tests = isinstance(policy, Criterion)  # its re-planning is a built-in's
         self.deferring = _Deferring(planner)
         super().__init__(instance, self.deferring)
         self.planner = planner
+        for node_id, intervals in enumerate(instance.busy):  # local load, as Engine.run
+            for start, end in intervals:
+                self.trace.local_task(node_id, start, end)
         by_arrival = sorted(instance.jobs, key=lambda job: job.arrival)
         for arrival, group in itertools.groupby(by_arrival, key=lambda job: job.arrival):
             self._at(arrival, SUBMISSION, self._on_submit, tuple(group))

@@ -14,7 +14,8 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
-from gridsim.rl.episodes import Episode, episode_source
+from gridsim.rl.episodes import Episode, EpisodeSource, episode_source
+from gridsim.rl.jobflow_episodes import JobFlowSource
 from gridsim.rl.queue_loop import QueueLoop
 from gridsim.rl.rewards import Reward
 
@@ -24,12 +25,14 @@ class QueueEnv(gym.Env):
 
     Args:
         scenario: an ``swf_replay`` scenario (path, YAML text, mapping or object) or an
-            :class:`~gridsim.rl.episodes.EpisodeSource` built from one.
+            :class:`~gridsim.rl.episodes.EpisodeSource` built from one (a ``jobflow``
+            scenario is refused: its nodes differ).
         episode_jobs: N, the jobs of an episode (ignored when ``scenario`` is a source).
         queue_slots: K, the waiting jobs shown (rows of the observation, choices).
         reward: a :data:`~gridsim.rl.rewards.REWARDS` name.
         reward_timing: ``"step"`` or ``"episode"``.
-        bounded_slowdown_threshold: the bounded slowdown's floor (s).
+        bounded_slowdown_threshold: the bounded slowdown's floor (s); None: the scenario's
+            ``bounded_slowdown_threshold``.
         time_scale: the time (s) squashed to 1/2 in observations.
     """
 
@@ -44,14 +47,21 @@ class QueueEnv(gym.Env):
         queue_slots: int = 32,
         reward: str = "bounded_slowdown",
         reward_timing: str = "episode",
-        bounded_slowdown_threshold: float = 10.0,
+        bounded_slowdown_threshold: float | None = None,
         time_scale: float = 3600.0,
     ) -> None:
         if queue_slots <= 0:
             raise ValueError(f"expected a positive queue_slots, got {queue_slots}")
         if time_scale <= 0:
             raise ValueError(f"expected a positive time_scale, got {time_scale}")
-        self.source = episode_source(scenario, episode_jobs)
+        source = episode_source(scenario, episode_jobs)
+        if isinstance(source, JobFlowSource):
+            raise ValueError(
+                f"{source.scenario.name}: the queue environments schedule a processor "
+                "count on identical nodes, and a job flow's nodes differ in performance and "
+                "price and carry local load; use gridsim/ResourceSelection-v0"
+            )
+        self.source: EpisodeSource = source
         if not self.source.homogeneous:
             raise ValueError(
                 f"{self.source.scenario.name}: the queue environments schedule a processor "
@@ -59,7 +69,10 @@ class QueueEnv(gym.Env):
                 "resource-selection environment's"
             )
         self.slots = queue_slots
-        self.reward = Reward(reward, reward_timing, bounded_slowdown_threshold)  # type: ignore[arg-type]
+        threshold = bounded_slowdown_threshold
+        if threshold is None:
+            threshold = self.source.slowdown_threshold
+        self.reward = Reward(reward, reward_timing, threshold)  # type: ignore[arg-type]
         self.time_scale = time_scale
         self.price = float(self.source.platform.price[0])
         self.episode: Episode | None = None

@@ -2,11 +2,14 @@
 windows the candidate criteria propose, on heterogeneous priced nodes.
 
 Consumes an ``swf_replay`` scenario with node classes (its ``policy`` is the first candidate
-and the one re-planning uses) and actions; produces observations (one row per candidate
-window, :data:`WINDOW_FEATURES`), rewards (:mod:`gridsim.rl.rewards`) and the episode's jobs
-table. The engine and planner are gridsim's (:mod:`gridsim.rl.node_loop`): a policy that
-always takes row 0 is ``gridsim run``'s conservative backfilling under the scenario's policy,
-start for start and node for node (tests/rl/test_equivalence.py).
+and the one re-planning uses), or a ``jobflow`` scenario (its first policy; an episode is one
+replication's flow with its local load, :mod:`gridsim.rl.jobflow_episodes`), and actions;
+produces observations (one row per candidate window, :data:`WINDOW_FEATURES`), rewards
+(:mod:`gridsim.rl.rewards`) and the episode's jobs table. The engine and planner are
+gridsim's (:mod:`gridsim.rl.node_loop`): a policy that always takes row 0 is ``gridsim
+run``'s conservative backfilling under the scenario's policy, start for start and node for
+node (tests/rl/test_equivalence.py); on a job flow, the kind's own run of that policy on the
+same replication (tests/rl/test_jobflow.py).
 
 An action on a row without a window (``info["action_mask"]`` 0) is taken as row 0
 (``info["invalid_action"]``). With ``reward_timing="step"`` a job's value is paid when it is
@@ -26,6 +29,7 @@ from gymnasium import spaces
 
 from gridsim.rl.episodes import Episode, episode_source
 from gridsim.rl.features import squash
+from gridsim.rl.jobflow_episodes import JobFlowEpisode
 from gridsim.rl.node_loop import NodeLoop
 from gridsim.rl.rewards import Reward
 from gridsim.selection.criteria import build_criterion
@@ -53,12 +57,16 @@ class ResourceSelectionEnv(gym.Env):
     """Choose each job's window among the candidates' (see the module docstring).
 
     Args:
-        scenario: an ``swf_replay`` scenario with node classes, or an EpisodeSource.
+        scenario: an ``swf_replay`` scenario with node classes, a ``jobflow`` scenario, or a
+            source built from one (:func:`~gridsim.rl.episodes.episode_source`).
         candidates: criterion specifications proposing windows after the scenario's policy.
-        episode_jobs: N, the jobs of an episode (ignored when ``scenario`` is a source).
+        episode_jobs: N, the jobs of an episode (ignored when ``scenario`` is a source or a
+            job flow, whose queue size says how many).
         reward: a :data:`~gridsim.rl.rewards.REWARDS` name.
         reward_timing: ``"step"`` or ``"episode"``.
-        bounded_slowdown_threshold: the bounded slowdown's floor (s).
+        bounded_slowdown_threshold: the bounded slowdown's floor (s; a job flow's time
+            units); None: the scenario's (``bounded_slowdown_threshold``, a job flow's
+            ``slowdown_threshold``).
         time_scale: the time (s) squashed to 1/2 in observations.
     """
 
@@ -72,11 +80,11 @@ class ResourceSelectionEnv(gym.Env):
         episode_jobs: int = 64,
         reward: str = "bounded_slowdown",
         reward_timing: str = "episode",
-        bounded_slowdown_threshold: float = 10.0,
+        bounded_slowdown_threshold: float | None = None,
         time_scale: float = 3600.0,
     ) -> None:
         self.source = episode_source(scenario, episode_jobs)
-        policy = build_criterion(self.source.scenario.policy)
+        policy = build_criterion(self.source.policy)
         criteria = [policy]
         for spec in candidates:
             criterion = build_criterion(spec)
@@ -84,23 +92,29 @@ class ResourceSelectionEnv(gym.Env):
                 criteria.append(criterion)
         self.policy, self.criteria = policy, criteria
         self.labels = [criterion.label for criterion in criteria]
-        self.reward = Reward(reward, reward_timing, bounded_slowdown_threshold)  # type: ignore[arg-type]
+        threshold = bounded_slowdown_threshold
+        if threshold is None:
+            threshold = self.source.slowdown_threshold
+        self.reward = Reward(reward, reward_timing, threshold)  # type: ignore[arg-type]
         if time_scale <= 0:
             raise ValueError(f"expected a positive time_scale, got {time_scale}")
         self.time_scale = time_scale
-        platform = self.source.platform
-        self._fastest = float(platform.performance.max())
-        self._dearest = float(platform.price.max())
         rows = len(criteria)
         self.observation_space = spaces.Box(0.0, 1.0, (rows, len(WINDOW_FEATURES)), np.float32)
         self.action_space = spaces.Discrete(rows)
-        self.episode: Episode | None = None
+        self.episode: Episode | JobFlowEpisode | None = None
         self.loop: NodeLoop | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         self.episode = self.source.for_reset(self.np_random, options)
-        self.loop = NodeLoop(self.episode, self.policy)
+        instance = self.episode.instance()
+        self.loop = NodeLoop(instance, self.policy, self.source.priority)
+        # the nodes' features, and their normalisers, are the episode's (a job flow's differ)
+        self._performance = np.array([node.performance for node in instance.nodes])
+        self._price = np.array([node.price for node in instance.nodes])
+        self._fastest = float(self._performance.max())
+        self._dearest = float(self._price.max()) or 1.0
         self._paid, self._invalid = 0.0, False
         self.loop.run_to_decision()
         return self._observe(), self._info()
@@ -139,7 +153,7 @@ class ResourceSelectionEnv(gym.Env):
         if self.reward.name == "utilisation" or self.reward.timing == "episode":
             span = float(jobs.finish_time.max() - jobs.submit_time.min())
             busy = float((jobs.processors * jobs.run_time).sum())
-            return self.reward.end(total, count, busy, len(self.source.platform) * span)
+            return self.reward.end(total, count, busy, len(self._performance) * span)
         return -(total - self._paid) / count
 
     def _observe(self) -> np.ndarray:
@@ -149,8 +163,8 @@ class ResourceSelectionEnv(gym.Env):
             self._windows = [None] * len(self.criteria)
             return rows
         self._windows = windows = loop.candidates(self.criteria)
-        job, now, nodes = loop.pending[0], loop.now, len(self.source.platform)
-        performance, price = self.source.platform.performance, self.source.platform.price
+        job, now, nodes = loop.pending[0], loop.now, len(self._performance)
+        performance, price = self._performance, self._price
         found = [w for w in windows if w is not None]
         dearest = max((w.cost for w in found), default=0.0) or 1.0
         queued = len(loop.planner.reservations)
@@ -184,7 +198,7 @@ class ResourceSelectionEnv(gym.Env):
 
     def schedule(self) -> pd.DataFrame:
         """The episode's jobs table (:meth:`gridsim.sim.trace.Trace.jobs_table`), the log's
-        job ids restored."""
+        job ids restored (a job flow's are its own)."""
         jobs = self._loop().trace.jobs_table()
         assert self.episode is not None
-        return jobs.assign(job_id=self.episode.jobs.job_id.to_numpy()[jobs.job_id.to_numpy()])
+        return jobs.assign(job_id=self.episode.job_ids[jobs.job_id.to_numpy()])

@@ -40,7 +40,7 @@ def source_of(rows) -> EpisodeSource:
                          "estimate": estimate, "duration": duration,
                          "killed": duration < [d for *_, d in rows]})  # fmt: skip
     source = EpisodeSource.__new__(EpisodeSource)
-    source.scenario = SimpleNamespace(name="random")
+    source.scenario = SimpleNamespace(name="random", bounded_slowdown_threshold=10.0)
     source.platform, source.pool, source.episode_jobs = log_platform(MACHINE), jobs, len(rows)
     return source
 
