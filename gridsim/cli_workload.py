@@ -195,8 +195,8 @@ def generate(model, jobs, out, machine_processors, job_classes, load, seed, esti
         estimate_model = (TsafrirEstimates(model=estimates, largest_estimate=largest_estimate)
                           if estimates else None)  # fmt: skip
     except ValidationError as error:
-        field = format_validation_error(error).split(":")[0]
-        raise UserError(f"--{field.replace('_', '-')}", format_validation_error(error)) from None
+        field, _, message = format_validation_error(error).partition(": ")
+        raise UserError(f"--{field.replace('_', '-')}", message) from None
     except ConversionError as error:
         raise UserError(f"--out {out}", str(error)) from None
     if largest_estimate is not None and estimate_model is None:

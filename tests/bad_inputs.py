@@ -477,6 +477,10 @@ CASES: list[Case] = [
                      "--load", "0", "-o", "flow.swf", absent=("flow.swf",)),
     workload_command("generate into a folder", "--out results: is a folder", "workload",
                      "generate", "lublin", "-o", "results"),
+    workload_command("generate for a machine the model's sizes cannot fit",
+                     "--machine-processors: the model's batch_and_interactive sizes need",
+                     "workload", "generate", "lublin", "--machine-processors", "12", "-o",
+                     "flow.swf", absent=("flow.swf",)),
     scenario("workload commands", "a model's flow of no jobs",
              LUBLIN_REPLAY.replace("jobs: 50", "jobs: 0"), "workload.jobs"),
     scenario("workload commands", "a model's flow with a path",
@@ -492,6 +496,10 @@ CASES: list[Case] = [
     job_flow("a workload model's machine larger than the environment", "queue_sizes:",
              "workload: {model: lublin, machine_processors: 128}\nqueue_sizes:",
              "workload.machine_processors"),
+    job_flow("a workload model's machine too small for its sizes", "queue_sizes:",
+             "workload: {model: lublin, machine_processors: 12}\nqueue_sizes:",
+             "workload: machine_processors: the model's batch_and_interactive sizes need "
+             "at least 32"),
     # Command-line options.
     option("an unknown command", "rn", "rn"),
     option("a misspelt option", "--seeds", "run", "--seeds", "3"),

@@ -136,6 +136,13 @@ class LublinParameters:
                 for queue, p in chosen.items()}  # fmt: skip
 
 
+def smallest_machine(job_classes: str) -> int:
+    """The fewest processors the model's sizes can be moved to: below it, a class's median
+    (moved by log2(P / 128)) falls under its smallest parallel size ``low``."""
+    classes = [TYPELESS] if job_classes == "typeless" else [INTERACTIVE, BATCH]
+    return max(math.ceil(REFERENCE_MACHINE * 2.0 ** (p.low - p.median)) for p in classes)
+
+
 def lublin_jobs(rng: np.random.Generator, jobs: int, parameters: LublinParameters) -> pd.DataFrame:
     """``jobs`` jobs of the model: columns ``submit_time`` (s, whole), ``processors``,
     ``run_time`` (s, whole, at least 1) and ``queue`` (0 interactive, 1 batch), sorted by

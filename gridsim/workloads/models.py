@@ -23,6 +23,7 @@ from gridsim.workloads.lublin import (
     LublinParameters,
     expected_load,
     lublin_jobs,
+    smallest_machine,
 )
 from gridsim.workloads.records import STATUS_COMPLETED, Records, records_frame
 from gridsim.workloads.tsafrir import tsafrir_estimates
@@ -61,6 +62,13 @@ class LublinModel(BaseModel):
     def _one_load_knob(self) -> LublinModel:
         if self.load is not None and self.arrival_scale != 1.0:
             raise ValueError("give load or arrival_scale, not both (load sets the scale)")
+        fewest = smallest_machine(self.job_classes)
+        if self.machine_processors < fewest:
+            raise ValueError(
+                f"machine_processors: the model's {self.job_classes} sizes need at least "
+                f"{fewest} processors, got {self.machine_processors} (below it a median size "
+                "falls under the smallest parallel size)"
+            )
         return self
 
     def parameters(self) -> LublinParameters:
