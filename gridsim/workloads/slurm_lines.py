@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -214,26 +216,25 @@ class _Checked:
             raise WorkloadFormatError(self.source, self.line_of(row),
                                       f"{name} is not {form}: {value!r}")  # fmt: skip
 
-    def number(self, name: str) -> np.ndarray | None:
+    def parsed(self, name: str, parse: Callable[[Any], Any], form: str) -> np.ndarray | None:
+        """The column ``name`` through ``parse`` (one of :mod:`slurm_fields`' parsers), its
+        first bad value named as not ``form``; None if the dump has no such column."""
         if not self.has(name):
             return None
-        parsed = fields.numbers(self.batch.column(name))
-        self.fail(name, parsed.bad, "a number")
-        return parsed.values
+        result = parse(self.batch.column(name))
+        self.fail(name, result.bad, form)
+        return result.values
+
+    def number(self, name: str) -> np.ndarray | None:
+        return self.parsed(name, fields.numbers, "a number")
 
     def times(self, name: str, time_zone: str) -> np.ndarray | None:
-        if not self.has(name):
-            return None
-        parsed = fields.times(self.batch.column(name), time_zone)
-        self.fail(name, parsed.bad, "a time (epoch seconds or YYYY-MM-DDTHH:MM:SS)")
-        return parsed.values
+        return self.parsed(name, lambda column: fields.times(column, time_zone),
+                           "a time (epoch seconds or YYYY-MM-DDTHH:MM:SS)")  # fmt: skip
 
     def duration(self, name: str, minutes_alone: bool) -> np.ndarray | None:
-        if not self.has(name):
-            return None
-        parsed = fields.durations(self.batch.column(name), minutes_alone)
-        self.fail(name, parsed.bad, "a duration ([D-]HH:MM:SS, MM:SS, minutes, UNLIMITED)")
-        return parsed.values
+        return self.parsed(name, lambda column: fields.durations(column, minutes_alone),
+                           "a duration ([D-]HH:MM:SS, MM:SS, minutes, UNLIMITED)")  # fmt: skip
 
     def fail_in(self, name: str, bad: np.ndarray, rows: np.ndarray, form: str) -> None:
         """:meth:`fail` for values parsed from the ``rows`` (a mask) of the column only."""
