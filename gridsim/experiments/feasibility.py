@@ -190,7 +190,7 @@ def check_swf_replay(scenario: Any) -> None:
     that no job fits or of different performance, are named before any worker starts (the
     counts of jobs dropped while reading, or that fit no nodes, go in the runs table)."""
     from gridsim.experiments.swf_replay import load_log, machine_nodes
-    from gridsim.experiments.swf_replay_resources import check_platform
+    from gridsim.experiments.swf_replay_resources import check_platform, requests_of
     from gridsim.workloads.platform import log_platform
     from gridsim.workloads.swf import SwfFormatError
 
@@ -202,4 +202,5 @@ def check_swf_replay(scenario: Any) -> None:
         raise ScenarioError(str(error)) from None
     nodes, field = machine_nodes(scenario, log)
     _check_memory(field, nodes, "nodes", BYTES_PER_NODE * nodes)
-    check_platform(scenario, log, log_platform(log.machine_processors, scenario.platform))
+    platform = log_platform(log.machine_processors, scenario.platform)
+    check_platform(scenario, platform, requests_of(scenario, log, platform))

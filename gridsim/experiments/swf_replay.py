@@ -51,7 +51,9 @@ from gridsim.experiments.rejections import Count
 from gridsim.experiments.swf_replay_resources import (
     add_resource_columns,
     check_platform,
+    one_task_per_node,
     replay_on_resources,
+    requests_of,
     task_nodes,
     uses_resource_planners,
 )
@@ -61,6 +63,7 @@ from gridsim.experiments.swf_replay_tables import (
     progress_bar,
     progress_callback,
 )
+from gridsim.resources import ResourceRequest
 from gridsim.scheduling.log_schedulers import ALGORITHMS
 from gridsim.sim.log_replay import node_intervals, replay_log
 from gridsim.sim.trace import in_schema_order
@@ -262,7 +265,11 @@ def replay_homogeneous(
 
 
 def replay_node_level(
-    scenario: SwfReplayScenario, log: WorkloadLog, platform: LogPlatform, scheduler: SchedulerName
+    scenario: SwfReplayScenario,
+    log: WorkloadLog,
+    platform: LogPlatform,
+    scheduler: SchedulerName,
+    requests: list[ResourceRequest] | None = None,
 ) -> pd.DataFrame:
     """One replay on nodes that differ, every window chosen by the scenario's policy (SimPy).
 
@@ -275,8 +282,9 @@ def replay_node_level(
     from gridsim.sim.engine import Engine
 
     jobs, tasks = log.jobs, None
-    if uses_resource_planners(scenario, log, platform):
-        jobs, tasks = task_nodes(scenario, log, platform)
+    if uses_resource_planners(platform, requests):
+        assert requests is not None
+        jobs, tasks = task_nodes(log, platform, requests)
     instance = node_level_instance(jobs, platform, tasks)
     criterion = build_criterion(scenario.policy)
     planner = build_planner(scheduler, instance.nodes, instance.busy, criterion)
@@ -361,18 +369,19 @@ def run_replication(
     log = load_log(scenario, seed)
     machine_nodes(scenario, log)  # a ScenarioError, not a bug, when the log gives no size
     platform = log_platform(log.machine_processors, scenario.platform)
-    check_platform(scenario, log, platform)
-    on_resources = uses_resource_planners(scenario, log, platform)
-    one_speed = len(set(platform.performance.tolist())) == 1
-    one_speed &= scenario.platform.resource_planning == "profile"
+    requests = requests_of(scenario, log, platform)
+    check_platform(scenario, platform, requests)
+    on_resources = uses_resource_planners(platform, requests)
+    on_profile = on_resources and not one_task_per_node(scenario, platform)
     homogeneous = len(set(zip(platform.performance, platform.price, strict=True))) == 1
     machine = platform.cores
     runs, job_tables, user_tables = [], [], []
     for scheduler in scenario.schedulers:
         began, cpu_began = time.perf_counter(), time.process_time()
         resource_metrics = {}
-        if on_resources and one_speed:
-            jobs = replay_on_resources(scenario, log, platform, scheduler)
+        if on_profile:
+            assert requests is not None
+            jobs = replay_on_resources(scenario, log, platform, scheduler, requests)
             policy = scheduler
         elif homogeneous and not on_resources:
             jobs = replay_homogeneous(scenario, log, platform, scheduler)
@@ -380,7 +389,7 @@ def run_replication(
         else:
             from gridsim.selection.criteria import build_criterion
 
-            jobs = replay_node_level(scenario, log, platform, scheduler)
+            jobs = replay_node_level(scenario, log, platform, scheduler, requests)
             policy = f"{scheduler}/{build_criterion(scenario.policy).label}"
         elapsed = time.perf_counter() - began
         # Processor time too: on a shared machine the wall time depends on the load.

@@ -32,19 +32,24 @@ from gridsim.workloads.records import WorkloadLog
 from gridsim.workloads.requests import job_requests, never_fitting, processors_only
 
 
-def requests_of(scenario: Any, log: WorkloadLog, platform: LogPlatform) -> list[ResourceRequest]:
-    """Every job's request on the scenario's platform (:mod:`gridsim.workloads.requests`)."""
+def requests_of(scenario: Any, log: WorkloadLog, platform: LogPlatform
+                ) -> list[ResourceRequest] | None:  # fmt: skip
+    """Every job's request on the scenario's platform (:mod:`gridsim.workloads.requests`);
+    None where the node classes declare no cores, memory or GPUs. Computed once per replay
+    and handed to the functions below."""
+    if platform.capacity is None:
+        return None
     section = scenario.platform
     cores_per_gpu = section.cores_per_gpu if section.processors_as == "gpus" else None
     return job_requests(log.jobs, platform, section.default_memory_per_core_mb, cores_per_gpu)
 
 
-def uses_resource_planners(scenario: Any, log: WorkloadLog, platform: LogPlatform) -> bool:
+def uses_resource_planners(platform: LogPlatform, requests: list[ResourceRequest] | None) -> bool:
     """Whether the replay needs the multi-resource planners (see the module docstring)."""
-    if platform.capacity is None:
+    if requests is None:
         return False
     one_core = bool((platform.capacity[:, CORES] == 1).all())
-    return not (one_core and processors_only(requests_of(scenario, log, platform)))
+    return not (one_core and processors_only(requests))
 
 
 @dataclass(frozen=True)
@@ -57,11 +62,11 @@ class TaskNodes:
     nodes: tuple[int, ...]
 
 
-def task_nodes(scenario: Any, log: WorkloadLog, platform: LogPlatform
+def task_nodes(log: WorkloadLog, platform: LogPlatform, requests: list[ResourceRequest]
                ) -> tuple[pd.DataFrame, list[TaskNodes]]:  # fmt: skip
     """The jobs that fit one task per node, and their tasks (nodes of different performance:
     the window-search policies of [TY18]-[TY20] keep one task per node)."""
-    tasks = [_tasks(request, platform.capacity) for request in requests_of(scenario, log, platform)]
+    tasks = [_tasks(request, platform.capacity) for request in requests]
     fits = np.array([len(task.nodes) >= task.count for task in tasks], dtype=bool)
     jobs = log.jobs.loc[fits].reset_index(drop=True)
     return jobs, [task for task, fit in zip(tasks, fits, strict=True) if fit]
@@ -72,14 +77,22 @@ def _tasks(request: ResourceRequest, capacity: np.ndarray) -> TaskNodes:
     return TaskNodes(request.units, request.unit, tuple(np.flatnonzero(able).tolist()))
 
 
-def check_platform(scenario: Any, log: WorkloadLog, platform: LogPlatform) -> None:
+def one_task_per_node(scenario: Any, platform: LogPlatform) -> bool:
+    """Whether jobs are placed one task per node (nodes of different performance, or the
+    scenario's ``resource_planning``) rather than on the profile of every resource."""
+    return (scenario.platform.resource_planning == "one_task_per_node"
+            or len(set(platform.performance.tolist())) > 1)  # fmt: skip
+
+
+def check_platform(
+    scenario: Any, platform: LogPlatform, requests: list[ResourceRequest] | None
+) -> None:
     """A ScenarioError when no job of the log fits the node classes (one task per node where
     the nodes differ in performance)."""
-    if not uses_resource_planners(scenario, log, platform):
+    if not uses_resource_planners(platform, requests):
         return
-    requests = requests_of(scenario, log, platform)
-    one_task_per_node = scenario.platform.resource_planning == "one_task_per_node"
-    if one_task_per_node or len(set(platform.performance.tolist())) > 1:
+    assert requests is not None
+    if one_task_per_node(scenario, platform):
         tasks = (_tasks(request, platform.capacity) for request in requests)
         none_fits = not any(len(task.nodes) >= task.count for task in tasks)
     else:
@@ -91,11 +104,15 @@ def check_platform(scenario: Any, log: WorkloadLog, platform: LogPlatform) -> No
         )
 
 
-def replay_on_resources(scenario: Any, log: WorkloadLog, platform: LogPlatform,
-                        scheduler: str) -> pd.DataFrame:  # fmt: skip
+def replay_on_resources(
+    scenario: Any,
+    log: WorkloadLog,
+    platform: LogPlatform,
+    scheduler: str,
+    requests: list[ResourceRequest],
+) -> pd.DataFrame:
     """One replay with the multi-resource planners; returns the jobs table."""
     capacity = platform.capacity
-    requests = requests_of(scenario, log, platform)
     never = never_fitting(requests, capacity)
     jobs = log.jobs.loc[~never].reset_index(drop=True)
     requests = [request for request, dropped in zip(requests, never, strict=True) if not dropped]
