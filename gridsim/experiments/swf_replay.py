@@ -58,6 +58,7 @@ from gridsim.experiments.swf_replay_resources import (
     uses_resource_planners,
 )
 from gridsim.experiments.swf_replay_tables import (
+    at_machine_speed,
     job_table,
     peak_in_use,
     progress_bar,
@@ -244,10 +245,7 @@ def replay_homogeneous(
     scenario: SwfReplayScenario, log: WorkloadLog, platform: LogPlatform, scheduler: SchedulerName
 ) -> pd.DataFrame:
     """One replay with the processor-count schedulers; returns the jobs table."""
-    jobs = log.jobs
-    scale = platform.reference_performance / float(platform.performance[0])
-    if scale != 1.0:  # a faster or slower homogeneous machine: every time scales
-        jobs = jobs.assign(estimate=jobs.estimate * scale, duration=jobs.duration * scale)
+    jobs = at_machine_speed(log.jobs, platform)
     with progress_callback(scenario, jobs, scheduler) as on_progress:
         replay = replay_log(
             jobs,
@@ -373,7 +371,6 @@ def run_replication(
     check_platform(scenario, platform, requests)
     on_resources = uses_resource_planners(platform, requests)
     on_profile = on_resources and not one_task_per_node(scenario, platform)
-    homogeneous = len(set(zip(platform.performance, platform.price, strict=True))) == 1
     machine = platform.cores
     runs, job_tables, user_tables = [], [], []
     for scheduler in scenario.schedulers:
@@ -383,7 +380,7 @@ def run_replication(
             assert requests is not None
             jobs = replay_on_resources(scenario, log, platform, scheduler, requests)
             policy = scheduler
-        elif homogeneous and not on_resources:
+        elif platform.homogeneous and not on_resources:
             jobs = replay_homogeneous(scenario, log, platform, scheduler)
             policy = scheduler
         else:

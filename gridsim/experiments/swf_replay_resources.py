@@ -23,7 +23,7 @@ import pandas as pd
 
 from gridsim.analysis.resource_metrics import resource_classes
 from gridsim.config import ScenarioError
-from gridsim.experiments.swf_replay_tables import job_table, progress_callback
+from gridsim.experiments.swf_replay_tables import at_machine_speed, job_table, progress_callback
 from gridsim.resources import CORES, ResourceRequest
 from gridsim.sim.log_replay import node_intervals, replay_resources
 from gridsim.sim.trace import allocation_text
@@ -80,8 +80,7 @@ def _tasks(request: ResourceRequest, capacity: np.ndarray) -> TaskNodes:
 def one_task_per_node(scenario: Any, platform: LogPlatform) -> bool:
     """Whether jobs are placed one task per node (nodes of different performance, or the
     scenario's ``resource_planning``) rather than on the profile of every resource."""
-    return (scenario.platform.resource_planning == "one_task_per_node"
-            or len(set(platform.performance.tolist())) > 1)  # fmt: skip
+    return scenario.platform.resource_planning == "one_task_per_node" or not platform.one_speed
 
 
 def check_platform(
@@ -116,9 +115,7 @@ def replay_on_resources(
     never = never_fitting(requests, capacity)
     jobs = log.jobs.loc[~never].reset_index(drop=True)
     requests = [request for request, dropped in zip(requests, never, strict=True) if not dropped]
-    scale = platform.reference_performance / float(platform.performance[0])
-    if scale != 1.0:
-        jobs = jobs.assign(estimate=jobs.estimate * scale, duration=jobs.duration * scale)
+    jobs = at_machine_speed(jobs, platform)
     with progress_callback(scenario, jobs, scheduler) as on_progress:
         result = replay_resources(jobs, requests, capacity, platform.node_mode, scheduler,
                                   on_progress=on_progress)  # fmt: skip

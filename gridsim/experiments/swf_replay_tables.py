@@ -1,4 +1,5 @@
-"""The jobs table of a log replay, its peak processors and its progress bar (every engine).
+"""The jobs table of a log replay, its peak processors and its progress bar (every engine),
+and the jobs' times on a machine of one speed.
 
 Consumes a log's jobs and the start times an engine gave them; produces the jobs table's
 columns (:data:`~gridsim.sim.trace.JOB_COLUMNS`, the per-job metrics added later).
@@ -14,6 +15,16 @@ import numpy as np
 import pandas as pd
 
 from gridsim.experiments.progress import is_terminal
+from gridsim.workloads.platform import LogPlatform
+
+
+def at_machine_speed(jobs: pd.DataFrame, platform: LogPlatform) -> pd.DataFrame:
+    """The jobs' estimates and run times on nodes of ``platform``'s (single) performance:
+    a faster or slower machine than the reference scales every time."""
+    scale = platform.reference_performance / float(platform.performance[0])
+    if scale == 1.0:
+        return jobs
+    return jobs.assign(estimate=jobs.estimate * scale, duration=jobs.duration * scale)
 
 
 def progress_bar(scenario: Any, jobs: pd.DataFrame, label: str):

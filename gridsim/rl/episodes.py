@@ -81,6 +81,7 @@ class EpisodeSource:
     def __init__(self, scenario: Any, episode_jobs: int = 256) -> None:
         from gridsim.api import load_scenario
         from gridsim.experiments.swf_replay import SwfReplayScenario, load_log, machine_nodes
+        from gridsim.experiments.swf_replay_tables import at_machine_speed
         from gridsim.workloads.platform import log_platform
 
         if not hasattr(scenario, "kind"):
@@ -99,9 +100,7 @@ class EpisodeSource:
         jobs = log.jobs.sort_values(["submit_time", "job_id"], kind="stable")
         jobs = jobs.loc[:, list(EPISODE_COLUMNS)].reset_index(drop=True)
         if self.homogeneous:
-            scale = self.platform.reference_performance / float(self.platform.performance[0])
-            if scale != 1.0:  # a faster or slower homogeneous machine: every time scales
-                jobs = jobs.assign(estimate=jobs.estimate * scale, duration=jobs.duration * scale)
+            jobs = at_machine_speed(jobs, self.platform)
         if len(jobs) < episode_jobs:
             raise ValueError(
                 f"{scenario.name}: the workload has {len(jobs)} jobs, fewer than an episode's "
@@ -123,8 +122,7 @@ class EpisodeSource:
     @property
     def homogeneous(self) -> bool:
         """Every node the same performance and price (the processor-count schedulers apply)."""
-        platform = self.platform
-        return len(set(zip(platform.performance, platform.price, strict=True))) == 1
+        return self.platform.homogeneous
 
     @property
     def starts(self) -> int:

@@ -120,6 +120,17 @@ class LogPlatform:
         """Cores of all nodes (one per node without resources)."""
         return len(self) if self.capacity is None else int(self.capacity[:, CORES].sum())
 
+    @property
+    def one_speed(self) -> bool:
+        """Every node of the same performance."""
+        return len(set(self.performance.tolist())) == 1
+
+    @property
+    def homogeneous(self) -> bool:
+        """Every node of the same performance and price: the processor-count schedulers
+        replay such a machine exactly."""
+        return len(set(zip(self.performance.tolist(), self.price.tolist(), strict=True))) == 1
+
     def to_frame(self) -> pd.DataFrame:
         """One row per node: node_id, performance, price (and cores, memory_mb, gpus)."""
         frame = pd.DataFrame(
