@@ -19,6 +19,7 @@ import numpy as np
 from paired_searches import REQUEST, alternating_medians, reference_profiles, same_windows
 
 import gridsim.selection.criteria as criteria
+from gridsim.selection.registry import CRITERIA
 
 
 def previous_distances(slot_start, slot_end, start, runtime):
@@ -65,8 +66,8 @@ def previous_row_values(self, step, picks, total):
 
 
 def previous_classes() -> dict[str, type]:
-    """The distance Lite criteria built with the previous functions (not registered)."""
-    saved = dict(criteria.CRITERIA), (criteria._nearest, criteria._farthest, criteria._centred)
+    """The distance Lite criteria built with the previous functions."""
+    saved = criteria._nearest, criteria._farthest, criteria._centred
     criteria._nearest, criteria._farthest = previous_nearest, previous_farthest
     criteria._centred = previous_centred
     try:
@@ -75,9 +76,7 @@ def previous_classes() -> dict[str, type]:
             for name in ("DEPLite", "COORDLite")
         }
     finally:
-        criteria.CRITERIA.clear()
-        criteria.CRITERIA.update(saved[0])
-        criteria._nearest, criteria._farthest, criteria._centred = saved[1]
+        criteria._nearest, criteria._farthest, criteria._centred = saved
     for cls in built.values():
         cls.reads_q_and_cost = True
         cls.row_values = previous_row_values
@@ -91,7 +90,7 @@ def main() -> None:
     options = parser.parse_args()
     names = options.criteria.split(",")
     profiles = reference_profiles()
-    versions = {"previous": previous_classes(), "today": criteria.CRITERIA}
+    versions = {"previous": previous_classes(), "today": CRITERIA}
     medians = alternating_medians(versions, names, profiles, options.rounds)
     for name in names:
         before, now = medians[("previous", name)], medians[("today", name)]

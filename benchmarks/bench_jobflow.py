@@ -18,9 +18,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from gridsim.model import Node, Slot, Window
-from gridsim.scheduling.backfilling import Job
-from gridsim.selection.criteria import _Additive, build_criterion
+from gridsim.model import Job, Node, Slot, Window
+from gridsim.selection.criteria import _Additive
+from gridsim.selection.registry import build_criterion
 from gridsim.sim.engine import Instance, simulate
 
 POLICIES = ["BFstart", "BFfinish", "BFshort", "PAST", "CoP"]

@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_jobflow import instance
 
-from gridsim.selection.criteria import build_criterion
+from gridsim.selection.registry import build_criterion
 from gridsim.sim.engine import simulate
 
 PLUGIN_CRITERION = "public_contract_policies:EarliestFinish"

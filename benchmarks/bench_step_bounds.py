@@ -36,7 +36,7 @@ from paired_searches import REQUEST, alternating_medians, reference_profiles, sa
 import gridsim.selection.criteria as criteria
 import gridsim.selection.steps as steps
 from gridsim.cli import main as gridsim_main
-from gridsim.selection.criteria import CRITERIA
+from gridsim.selection.registry import CRITERIA
 
 #: Steps evaluated ahead (steps._AHEAD) by each version.
 AHEAD = {"all steps": 8, "bounded": steps._AHEAD}

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from gridsim.model import Request
-from gridsim.selection.criteria import CRITERIA, build_criterion
+from gridsim.selection.registry import CRITERIA, build_criterion
 from gridsim.workloads.environment import EnvironmentSpec, generate_environment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -31,7 +31,7 @@ from reference_node_planners import build_planner as reference_planner  # noqa: 
 
 from gridsim.experiments.swf_replay import node_level_instance  # noqa: E402
 from gridsim.scheduling.queue_policies import build_planner  # noqa: E402
-from gridsim.selection.criteria import build_criterion  # noqa: E402
+from gridsim.selection.registry import build_criterion  # noqa: E402
 from gridsim.sim.engine import Engine  # noqa: E402
 from gridsim.workloads.platform import LogPlatformConfig, NodeClass, log_platform  # noqa: E402
 from gridsim.workloads.swf import bundled_swf, read_swf  # noqa: E402

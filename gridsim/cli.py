@@ -371,7 +371,7 @@ def validate(scenario, overrides, as_json, quiet) -> None:
             name = scheduler if isinstance(scheduler, str) else scheduler.get("name")
             compared += f" under scheduler {name}"
     else:  # log replays compare schedulers under one policy
-        from gridsim.selection.criteria import build_criterion
+        from gridsim.selection.registry import build_criterion
 
         policy = build_criterion(model.policy).label
         compared = f"schedulers {', '.join(model.schedulers)} under {policy}"
@@ -446,7 +446,7 @@ def init(name, folder) -> None:
 def policies() -> None:
     """List the resource-selection criteria and job-flow schedulers, with installed plugins."""
     from gridsim.scheduling.queue_policies import PLANNERS, describe_plugin_schedulers
-    from gridsim.selection.criteria import describe_criteria, describe_plugin_criteria
+    from gridsim.selection.registry import describe_criteria, describe_plugin_criteria
 
     rows = describe_criteria()
     plugins = describe_plugin_criteria()

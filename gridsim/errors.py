@@ -49,7 +49,7 @@ def user_error_types() -> tuple[type[BaseException], ...]:
     from gridsim.experiments.executors import ExecutorError
     from gridsim.experiments.store import StoreError
     from gridsim.plugins import PluginError, PluginLoadError
-    from gridsim.selection.criteria import CriterionError
+    from gridsim.selection.registry import CriterionError
     from gridsim.workloads.swf import SwfFormatError
 
     return (UserError, ScenarioError, CellsError, ExecutorError, StoreError, PluginError,

@@ -1,15 +1,24 @@
-"""The resource model shared by every part of gridsim: nodes, slots, requests and windows.
+"""The model shared by every part of gridsim: nodes, slots, requests, windows and jobs.
 
 Plain frozen dataclasses, no behaviour beyond derived quantities. Terms follow [TY18, Sec. 3.1]:
 a node has a performance (work units per time unit) and a price (money per time unit); a slot is
-a free interval of one node; a window is ``n`` slots on distinct nodes that start together.
+a free interval of one node; a window is ``n`` slots on distinct nodes that start together. A
+job of a job flow, its priority rule's name and the tolerance under which two times are equal
+are what the engine, the trace, the fault engine and the planners share.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
+
+#: Times closer than this are equal (float dust from repeated additions).
+TIME_TOLERANCE = 1e-9
+
+Priority = Literal["fcfs", "sjf"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +84,44 @@ class Request:
             quanta = np.ceil(runtime / self.time_quantum * (1 - 1e-12))
             runtime = np.maximum(quanta, 1.0) * self.time_quantum
         return runtime
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A parallel job of a job flow [TY20, Sec. 2.1].
+
+    Attributes:
+        id: index of the job in its flow.
+        arrival: submission time (time units).
+        n: nodes needed at the same time.
+        volume: work per task (work units); a task lasts ``volume / min performance``.
+        budget: the most its window may cost (money); infinite means no limit.
+        min_performance: only nodes at least this fast are eligible.
+        runtime_factor: actual runtime / planned runtime (1 = exact estimates).
+        time_quantum: runtimes are rounded up to whole multiples of it (0: continuous time).
+        nodes_allowed: only these nodes are eligible (None: every node).
+    """
+
+    id: int
+    arrival: float
+    n: int
+    volume: float
+    budget: float = math.inf
+    min_performance: float = 0.0
+    runtime_factor: float = 1.0
+    time_quantum: float = 0.0
+    nodes_allowed: tuple[int, ...] | None = None
+
+    def request(self, now: float, volume_scale: float = 1.0) -> Request:
+        return Request(
+            n=self.n,
+            volume=self.volume * volume_scale,
+            budget=self.budget,
+            min_performance=self.min_performance,
+            earliest_start=max(self.arrival, now),
+            time_quantum=self.time_quantum,
+            nodes_allowed=self.nodes_allowed,
+        )
 
 
 @dataclass(frozen=True, slots=True)

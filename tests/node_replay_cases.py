@@ -12,8 +12,7 @@ import pandas as pd
 from reference_node_planners import build_planner as reference_planner
 
 from gridsim.experiments.swf_replay import node_level_instance
-from gridsim.model import Node
-from gridsim.scheduling.backfilling import Job
+from gridsim.model import Job, Node
 from gridsim.scheduling.queue_policies import build_planner
 from gridsim.sim.engine import Engine, Instance
 from gridsim.workloads.platform import LogPlatformConfig, NodeClass, log_platform

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from gridsim.model import Node
-from gridsim.scheduling.backfilling import Job
+from gridsim.model import Job, Node
 from gridsim.sim.engine import Instance
 
 

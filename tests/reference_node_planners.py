@@ -20,9 +20,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from gridsim.model import Node, Slot, Window
+from gridsim.model import Job, Node, Priority, Slot, Window
 from gridsim.profile import SlotTable
-from gridsim.scheduling.backfilling import Job, Priority
 
 Changes = dict[int, Window | None]
 

@@ -7,9 +7,9 @@ import numpy as np
 
 from gridsim.model import Request
 from gridsim.profile import Profile
-from gridsim.selection.steps import _Step, _steps
+from gridsim.selection.candidates import Candidates
+from gridsim.selection.steps import Step, steps_of
 from gridsim.selection.ties import Choice, Contenders
-from gridsim.selection.window_search import Candidates
 
 
 def search_inputs(profile: Profile, request: Request):
@@ -21,12 +21,12 @@ def search_inputs(profile: Profile, request: Request):
     return slots, runtime, sigmas
 
 
-def all_steps(profile: Profile, request: Request, reverse: bool = False) -> _Step | None:
+def all_steps(profile: Profile, request: Request, reverse: bool = False) -> Step | None:
     """Every step of every candidate slowest slot, as one batch; ``reverse``: the sigmas in
     reverse list order (a batch need not start with the first slot: the search visits sigmas
     by bound)."""
     slots, runtime, sigmas = search_inputs(profile, request)
-    return _steps(slots, sigmas[::-1] if reverse else sigmas, runtime, request)
+    return steps_of(slots, sigmas[::-1] if reverse else sigmas, runtime, request)
 
 
 def best_offered(choose, contenders: Contenders | None = None) -> Choice | None:

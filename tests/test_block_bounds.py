@@ -20,7 +20,7 @@ import gridsim.selection.criteria as criteria
 import gridsim.selection.steps as steps
 from gridsim.model import Request
 from gridsim.selection.block_bounds import _set_bits, _through_cheapest
-from gridsim.selection.criteria import build_criterion
+from gridsim.selection.registry import build_criterion
 from gridsim.selection.steps import _score_cheapest
 from gridsim.workloads.environment import EnvironmentSpec, generate_environment
 

@@ -199,7 +199,7 @@ def test_a_request_no_drawn_environment_satisfies_runs_and_counts_unfound_window
 
 
 def test_policies_lists_every_registered_criterion():
-    from gridsim.selection.criteria import CRITERIA
+    from gridsim.selection.registry import CRITERIA
 
     result = invoke("policies")
     assert result.exit_code == 0

@@ -12,12 +12,11 @@ from reference_window_search import reference_search_all
 
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
-from gridsim.selection.criteria import (
+from gridsim.selection.criteria import _farthest, _nearest
+from gridsim.selection.registry import (
     CRITERIA,
     CriterionError,
     MultipleBest,
-    _farthest,
-    _nearest,
     build_criterion,
     describe_criteria,
 )

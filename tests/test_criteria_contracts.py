@@ -18,15 +18,16 @@ from random_instances import random_instance
 
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
-from gridsim.selection import criteria
-from gridsim.selection.criteria import (
+from gridsim.selection import criteria, registry
+from gridsim.selection.candidates import Candidates
+from gridsim.selection.registry import (
     CRITERIA,
     CriterionError,
     MultipleBest,
     build_criterion,
     check_policy_specs,
 )
-from gridsim.selection.window_search import Candidates, Joinable
+from gridsim.selection.window_search import Joinable
 
 SEEDS = range(12)
 CHEAPEST = ["FirstFit", "MinStart", "MinFinish", "MinRuntime", "MinCost", "MaxQLite",
@@ -187,9 +188,9 @@ def test_plugin_criteria_are_listed_with_why_one_is_hidden_or_unusable(monkeypat
             raise CriterionError("Broken does not define value(start, runtime)")
         return classes[name]
 
-    monkeypatch.setattr(criteria, "installed", lambda group: entry)
-    monkeypatch.setattr(criteria, "_plugin_class", plugin_class)
-    assert criteria.describe_plugin_criteria() == [
+    monkeypatch.setattr(registry, "installed", lambda group: entry)
+    monkeypatch.setattr(registry, "_plugin_class", plugin_class)
+    assert registry.describe_plugin_criteria() == [
         ("Broken", "unusable: Broken does not define value(start, runtime)"),
         ("MaxQ", "hidden by the built-in MaxQ; name it as pkg:MaxQ"),
         ("Documented", "First line of the docstring. [pkg:Documented]"),

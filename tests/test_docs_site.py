@@ -19,8 +19,8 @@ PLANTED = [
      "gridsim.model.NoSuchNode"),
     ("gridsim/model.py", '\n\ndef planted_private():\n    """:func:`_no_such_helper`."""\n',
      "_no_such_helper"),
-    ("gridsim/selection/exact.py", '\n\ndef planted_member():\n    """:attr:`_Step.no_such`."""\n',
-     "_Step.no_such"),
+    ("gridsim/selection/exact.py", '\n\ndef planted_member():\n    """:attr:`Step.no_such`."""\n',
+     "Step.no_such"),
     ("docs/model.md", "\nSee [the missing page](no-such-page.md).\n", "no-such-page.md"),
 ]  # fmt: skip
 

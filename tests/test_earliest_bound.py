@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gridsim.selection.candidates import Candidates
 from gridsim.selection.earliest import MAX_LEVELS, SLACK, _first_overlap, first_steps
-from gridsim.selection.window_search import Candidates
 
 
 def candidates(start, end, performance) -> Candidates:

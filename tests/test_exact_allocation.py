@@ -26,14 +26,14 @@ import pytest
 from reference_window_search import by_tie_rule
 
 from gridsim.selection.exact import choose_optimal
-from gridsim.selection.steps import _Step
+from gridsim.selection.steps import Step
 from gridsim.selection.ties import Choice, Contenders
 
 
-def make_step(performance, sigma, start, budget_left, member, cost) -> _Step:
-    """A step with its membership and costs given (as ``_Step.compact`` fills them)."""
+def make_step(performance, sigma, start, budget_left, member, cost) -> Step:
+    """A step with its membership and costs given (as ``Step.compact`` fills them)."""
     rows, cols = member.shape
-    step = _Step(
+    step = Step(
         slots=SimpleNamespace(performance=np.asarray(performance, dtype=float)),
         sigma=np.asarray(sigma),
         runtime=np.ones(rows),
@@ -45,7 +45,7 @@ def make_step(performance, sigma, start, budget_left, member, cost) -> _Step:
     return step
 
 
-def brute_force(step: _Step, count: int, values, sigma_values):
+def brute_force(step: Step, count: int, values, sigma_values):
     """Every window of every row: every affordable ``count``-subset of its members."""
     windows = []
     performance = step.slots.performance
@@ -61,7 +61,7 @@ def brute_force(step: _Step, count: int, values, sigma_values):
     return windows
 
 
-def check(step: _Step, count: int, values, sigma_values, incumbent=None) -> Choice | None:
+def check(step: Step, count: int, values, sigma_values, incumbent=None) -> Choice | None:
     """choose_optimal with brute force leads to the tie rule's choice over every window of the
     step (and the incumbent); that window is affordable and worth its value."""
     contenders = Contenders()

@@ -24,7 +24,7 @@ from search_steps import all_steps, best_offered
 
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
-from gridsim.selection.criteria import FirstFit, MinFinish, build_criterion
+from gridsim.selection.criteria import FirstFit, MinFinish
 from gridsim.selection.placement import (
     _OWN_SLOT_START,
     ADJACENT,
@@ -35,6 +35,7 @@ from gridsim.selection.placement import (
     InSlotOrder,
     choose_in_slot_order,
 )
+from gridsim.selection.registry import build_criterion
 
 
 def reference_in_slot_order(step, count, value, equal_starts="node", ties="fastest"):

@@ -12,7 +12,7 @@ from reference_window_search import FIRST_FOUND, reference_search_all
 
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
-from gridsim.selection.criteria import build_criterion
+from gridsim.selection.registry import build_criterion
 from gridsim.workloads.environment import (
     EnvironmentSpec,
     LocalLoad,

@@ -1,4 +1,4 @@
-"""The rows of a batch of steps (gridsim.selection.steps._Step) against their definitions.
+"""The rows of a batch of steps (gridsim.selection.steps.Step) against their definitions.
 
 Each sigma's first row with enough members, found block by block, is the first such row a
 plain scan finds; a step restricted to some rows keeps its batch's members; missing members
@@ -18,7 +18,7 @@ from search_steps import all_steps
 import gridsim.selection.steps as steps
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
-from gridsim.selection.criteria import build_criterion
+from gridsim.selection.registry import build_criterion
 from gridsim.selection.steps import BoundingRecord
 from gridsim.workloads.environment import EnvironmentSpec, generate_environment
 

@@ -19,7 +19,7 @@ from search_steps import search_inputs
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
 from gridsim.selection import window_search
-from gridsim.selection.criteria import build_criterion
+from gridsim.selection.registry import build_criterion
 from gridsim.selection.window_search import Joinable, VisitingOrder
 
 #: The criteria with ceilings of their sigma bounds (their searches are lazy).
@@ -81,7 +81,7 @@ def test_every_ceiling_is_at_least_its_sigmas_bound(spec, seed):
 def visited_by_search(monkeypatch, profile, request, criterion, lazy: bool):
     """The window found and the sigmas whose steps the search built, in order."""
     visited = []
-    steps = window_search._steps
+    steps = window_search.steps_of
 
     def recording_steps(slots, sigmas, *args):
         visited.append(np.asarray(sigmas).copy())
@@ -95,7 +95,7 @@ def visited_by_search(monkeypatch, profile, request, criterion, lazy: bool):
         return bounds(self, slots, sigmas, *args)
 
     with monkeypatch.context() as patch:
-        patch.setattr(window_search, "_steps", recording_steps)
+        patch.setattr(window_search, "steps_of", recording_steps)
         patch.setattr(type(criterion), "sigma_bounds", counting_bounds)
         patch.setattr(VisitingOrder, "FIRST_BLOCK", 1)
         if not lazy:

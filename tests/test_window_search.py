@@ -14,7 +14,7 @@ from reference_window_search import ALL, reference_search_all
 
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
-from gridsim.selection.criteria import CRITERIA, MultipleBest, build_criterion
+from gridsim.selection.registry import CRITERIA, MultipleBest, build_criterion
 
 INSTANCES = range(40)
 

@@ -16,8 +16,8 @@ from random_instances import random_instance
 
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
-from gridsim.selection.criteria import build_criterion
 from gridsim.selection.placement import CoP
+from gridsim.selection.registry import build_criterion
 
 CRITERIA = ["FirstFit", "MinFinish", "MinCost", "MaxQ", "MaxQLite", "DEP", "CoP", "BFfinish"]
 

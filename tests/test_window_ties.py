@@ -25,8 +25,8 @@ from reference_window_search import by_tie_rule, reference_search_all
 
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
-from gridsim.selection.criteria import build_criterion
 from gridsim.selection.exact import top_columns
+from gridsim.selection.registry import build_criterion
 from gridsim.selection.ties import (
     TIE_TOLERANCE,
     Choice,

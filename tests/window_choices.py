@@ -29,7 +29,7 @@ from records import ulp_distance
 
 from gridsim.model import Request, Window
 from gridsim.profile import Profile
-from gridsim.selection.criteria import CRITERIA, build_criterion
+from gridsim.selection.registry import CRITERIA, build_criterion
 from gridsim.workloads.environment import EnvironmentSpec, generate_environment
 
 RECORD = Path(__file__).parent / "data" / "window_choices.json"

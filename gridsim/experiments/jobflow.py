@@ -48,9 +48,9 @@ from gridsim.experiments.rejections import Count
 from gridsim.experiments.window_search import EnvironmentConfig, LoadConfig
 from gridsim.faults.config import FaultsConfig
 from gridsim.faults.draws import draw_faults, instance_fault_seed
-from gridsim.scheduling.backfilling import Job
+from gridsim.model import Job
 from gridsim.scheduling.queue_policies import SchedulerSpec
-from gridsim.selection.criteria import CriterionError, PolicySpecs, build_criterion
+from gridsim.selection.registry import CriterionError, PolicySpecs, build_criterion
 from gridsim.sim.engine import Instance, simulate
 from gridsim.sim.fault_engine import simulate_with_faults
 from gridsim.sim.trace import in_schema_order

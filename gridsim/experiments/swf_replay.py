@@ -170,7 +170,7 @@ class SwfReplayScenario(ScenarioBase):
     def _known(cls, value: str | dict[str, Any]) -> str | dict[str, Any]:
         if value == "BFstart":  # the default, a built-in: a replay need not load the registry
             return value
-        from gridsim.selection.criteria import CriterionError, build_criterion
+        from gridsim.selection.registry import CriterionError, build_criterion
 
         try:
             build_criterion(value)
@@ -276,7 +276,7 @@ def replay_node_level(
     nodes able to hold a task (:func:`~gridsim.experiments.swf_replay_resources.task_nodes`).
     """
     from gridsim.scheduling.queue_policies import build_planner
-    from gridsim.selection.criteria import build_criterion
+    from gridsim.selection.registry import build_criterion
     from gridsim.sim.engine import Engine
 
     jobs, tasks = log.jobs, None
@@ -341,8 +341,7 @@ def node_level_instance(jobs: pd.DataFrame, platform: LogPlatform, tasks=None):
     duration / estimate, no local load; with ``tasks`` (one
     :class:`~gridsim.experiments.swf_replay_resources.TaskNodes` per job), its
     task count and eligible nodes."""
-    from gridsim.model import Node
-    from gridsim.scheduling.backfilling import Job
+    from gridsim.model import Job, Node
     from gridsim.sim.engine import Instance
 
     nodes = tuple(
@@ -384,7 +383,7 @@ def run_replication(
             jobs = replay_homogeneous(scenario, log, platform, scheduler)
             policy = scheduler
         else:
-            from gridsim.selection.criteria import build_criterion
+            from gridsim.selection.registry import build_criterion
 
             jobs = replay_node_level(scenario, log, platform, scheduler, requests)
             policy = f"{scheduler}/{build_criterion(scenario.policy).label}"

@@ -20,7 +20,8 @@ from gridsim.experiments import feasibility
 from gridsim.experiments.kinds import KindDeclaration
 from gridsim.experiments.rejections import Count
 from gridsim.model import Request, Window
-from gridsim.selection.criteria import FirstFitReading, PolicySpecs, build_criterion
+from gridsim.selection.criteria import FirstFitReading
+from gridsim.selection.registry import PolicySpecs, build_criterion
 from gridsim.workloads.environment import (
     EnvironmentSpec,
     LocalLoad,

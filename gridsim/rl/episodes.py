@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gridsim.model import Priority
 from gridsim.rl.jobflow_episodes import JobFlowSource
-from gridsim.scheduling.backfilling import Priority
 from gridsim.workloads.platform import LogPlatform
 
 #: Columns of an episode's jobs (seconds; the log's mapping applied).

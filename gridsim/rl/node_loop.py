@@ -24,8 +24,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from gridsim.model import Window
-from gridsim.scheduling.backfilling import ConservativeBackfilling, Job, Priority
+from gridsim.model import Job, Priority, Window
+from gridsim.scheduling.backfilling import ConservativeBackfilling
 from gridsim.selection.criteria import Criterion
 from gridsim.sim.engine import SUBMISSION, Engine, Instance
 

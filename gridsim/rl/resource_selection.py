@@ -32,7 +32,7 @@ from gridsim.rl.features import squash
 from gridsim.rl.jobflow_episodes import JobFlowEpisode
 from gridsim.rl.node_loop import NodeLoop
 from gridsim.rl.rewards import Reward
-from gridsim.selection.criteria import build_criterion
+from gridsim.selection.registry import build_criterion
 
 #: The criteria proposing windows after the scenario's policy (duplicates dropped).
 DEFAULT_CANDIDATES = ("BFstart", "BFfinish", "CoP", "MinCost", "MinStart")

@@ -34,57 +34,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 import numpy as np
 
-from gridsim.model import Node, Request, Window
+from gridsim.model import TIME_TOLERANCE, Job, Node, Priority, Window
 from gridsim.profile import Profile
 from gridsim.scheduling.earlier_windows import may_move_earlier
-
-#: Times closer than this are equal (float dust from repeated additions).
-TIME_TOLERANCE = 1e-9
-
-Priority = Literal["fcfs", "sjf"]
-
-
-@dataclass(frozen=True, slots=True)
-class Job:
-    """A parallel job of a job flow [TY20, Sec. 2.1].
-
-    Attributes:
-        id: index of the job in its flow.
-        arrival: submission time (time units).
-        n: nodes needed at the same time.
-        volume: work per task (work units); a task lasts ``volume / min performance``.
-        budget: the most its window may cost (money); infinite means no limit.
-        min_performance: only nodes at least this fast are eligible.
-        runtime_factor: actual runtime / planned runtime (1 = exact estimates).
-        time_quantum: runtimes are rounded up to whole multiples of it (0: continuous time).
-        nodes_allowed: only these nodes are eligible (None: every node).
-    """
-
-    id: int
-    arrival: float
-    n: int
-    volume: float
-    budget: float = math.inf
-    min_performance: float = 0.0
-    runtime_factor: float = 1.0
-    time_quantum: float = 0.0
-    nodes_allowed: tuple[int, ...] | None = None
-
-    def request(self, now: float, volume_scale: float = 1.0) -> Request:
-        return Request(
-            n=self.n,
-            volume=self.volume * volume_scale,
-            budget=self.budget,
-            min_performance=self.min_performance,
-            earliest_start=max(self.arrival, now),
-            time_quantum=self.time_quantum,
-            nodes_allowed=self.nodes_allowed,
-        )
 
 
 def priority_key(priority: Priority):

@@ -40,13 +40,8 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from gridsim.model import Node, Window
-from gridsim.scheduling.backfilling import (
-    TIME_TOLERANCE,
-    ConservativeBackfilling,
-    Job,
-    Priority,
-)
+from gridsim.model import TIME_TOLERANCE, Job, Node, Priority, Window
+from gridsim.scheduling.backfilling import ConservativeBackfilling
 
 Resubmit = Literal["keep_priority", "head"]
 #: Why a reservation moved.

@@ -26,10 +26,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-from gridsim.model import Window
+from gridsim.model import TIME_TOLERANCE, Job, Window
 from gridsim.plugins import PluginError, one_line
 from gridsim.profile import Profile
-from gridsim.scheduling.backfilling import TIME_TOLERANCE, Job
 from gridsim.selection.guard import RELATIVE_TOLERANCE, window_problem
 
 Result = TypeVar("Result")

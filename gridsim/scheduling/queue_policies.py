@@ -52,16 +52,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator
 
-from gridsim.model import Node, Request, Window
+from gridsim.model import TIME_TOLERANCE, Job, Node, Priority, Request, Window
 from gridsim.plugins import GROUPS, PluginLoadError, check_contract, find_class, installed
-from gridsim.scheduling.backfilling import (
-    TIME_TOLERANCE,
-    ConservativeBackfilling,
-    Job,
-    Priority,
-    ReservationPlanner,
-    earlier,
-)
+from gridsim.scheduling.backfilling import ConservativeBackfilling, ReservationPlanner, earlier
 from gridsim.scheduling.earlier_windows import may_start_at
 from gridsim.scheduling.guard import GuardedScheduler
 from gridsim.selection.guard import GuardedCriterion

@@ -1,7 +1,7 @@
 """Upper bounds of a Lite criterion's value over blocks of steps, before their members are found.
 
 Consumes the steps of a batch of candidate slowest slots ``sigma`` (:class:`~gridsim.selection.
-steps._Step`) and the criterion's slot bound; produces, per step, an upper bound of the value the
+steps.Step`) and the criterion's slot bound; produces, per step, an upper bound of the value the
 step can have. The search skips the steps whose bound is below the best window it already holds
 (:class:`~gridsim.selection.steps.CheapestRows`): they cannot be chosen, and finding their
 cheapest members is most of a Lite search's time. (Where the bounds skip few steps they cost
@@ -26,12 +26,10 @@ widened by :func:`margin`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from gridsim.selection.steps import _Step
+from gridsim.selection.steps import Step
 
 #: Steps per block. Smaller blocks give tighter bounds (fewer steps evaluated) but more blocks
 #: to bound, each costing about as much as evaluating two or three steps; with 8 the Lite
@@ -47,12 +45,12 @@ MIN_STEPS = 1024
 _ALL = np.uint64(0xFFFF_FFFF_FFFF_FFFF)
 
 
-def step_bounds(step: _Step, count: int, slot_bound: SlotBound) -> np.ndarray | None:
+def step_bounds(step: Step, count: int, slot_bound: SlotBound) -> np.ndarray | None:
     """(rows,) an upper bound of each step's value: sigma and its ``count`` cheapest members.
 
     ``+inf`` where no bound is computed (a block whose ``D`` has fewer than ``count`` slots);
     None for fewer than :data:`MIN_STEPS` steps. Rows are grouped by sigma, in step order, as
-    :func:`~gridsim.selection.steps._steps` makes them.
+    :func:`~gridsim.selection.steps.steps_of` makes them.
     """
     rows = len(step.sigma)
     if rows < MIN_STEPS:
@@ -60,7 +58,7 @@ def step_bounds(step: _Step, count: int, slot_bound: SlotBound) -> np.ndarray | 
     first, last, block_of_row = _blocks(step.sigma)
     blocks = len(first)
     slots, sets = step.slots, step.slots.member_sets
-    finish = step.start + step.runtime  # as the members are found (_Step.cheapest)
+    finish = step.start + step.runtime  # as the members are found (Step.cheapest)
     sigma = step.sigma[first]
     # D (listed by the first step, free until the last finish) and the slots any step of the
     # block can use (listed by the last step, free until the first finish), in one call.

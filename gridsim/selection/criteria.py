@@ -1,8 +1,9 @@
 """Single-job criteria [TY18, Sec. 4.2; TY19, Sec. 4.2-4.3], selectable by name.
 
 Consumes a profile and a request; produces the window the criterion prefers. A criterion is a
-small frozen dataclass whose fields are its parameters, registered with :func:`register`; the
-general search (:mod:`gridsim.selection.window_search`) asks it three things:
+small frozen dataclass whose fields are its parameters, selectable by name through
+:mod:`gridsim.selection.registry`; the general search (:mod:`gridsim.selection.window_search`)
+asks it three things:
 
 * ``sigma_bounds``: an optimistic value for every candidate slowest slot ``sigma`` (pruning);
 * ``choose``: the windows of the steps of a batch of ``sigma`` (cheapest subset or exact DP),
@@ -18,147 +19,24 @@ cheapest slots and score them [TY19, Sec. 4.2].
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
-from typing import Annotated, Any, ClassVar, Literal, get_args
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Literal, get_args
 
 import numpy as np
-from pydantic import AfterValidator, Field
 
 from gridsim.model import Node, Request, Window
-from gridsim.plugins import (
-    GROUPS,
-    PluginLoadError,
-    check_contract,
-    check_frozen_dataclass,
-    find_class,
-    installed,
-    plugin_name,
-)
 from gridsim.profile import Profile
 from gridsim.selection.block_bounds import step_bounds
+from gridsim.selection.candidates import Candidates
 from gridsim.selection.exact import choose_optimal
-from gridsim.selection.guard import GuardedCriterion
 from gridsim.selection.steps import choose_cheapest
-from gridsim.selection.ties import first_tied, tie_floor, window_value
-from gridsim.selection.window_search import Candidates, find_window
-
-CRITERIA: dict[str, type[Criterion]] = {}
+from gridsim.selection.ties import tie_floor, window_value
+from gridsim.selection.window_search import find_window
 
 
-def register(cls: type[Criterion]) -> type[Criterion]:
-    """Class decorator: make a criterion selectable by its ``name``."""
-    CRITERIA[cls.name] = cls
-    return cls
-
-
-class CriterionError(ValueError):
-    """A criterion name or parameter in a scenario is wrong."""
-
-
-def build_criterion(
-    spec: str | Mapping[str, Any], readings: Mapping[str, Any] | None = None
-) -> Criterion:
-    """A criterion from a name or a mapping ``{name: ..., <parameter>: ...}``.
-
-    The name is a registered criterion's, a plugin's ``package.module:Class`` or the name of
-    an installed ``gridsim.criteria`` entry point (:mod:`gridsim.plugins`); a plugin comes
-    back wrapped in a :class:`~gridsim.selection.guard.GuardedCriterion`. ``readings`` are a
-    scenario's choices for every built-in criterion that has such a parameter (FirstFit's and
-    MultipleBest's ``first_fit``), unless ``spec`` sets it.
-    """
-    if isinstance(spec, str):
-        spec = {"name": spec}
-    params = dict(spec)
-    if "name" not in params:
-        example = "{name: MultipleBest, target: MaxQ}"
-        raise CriterionError(f"a criterion given as a mapping needs its name, e.g. {example}; "
-                             f"got keys {sorted(params)}")  # fmt: skip
-    name = params.pop("name", None)
-    cls = CRITERIA.get(name) if isinstance(name, str) else None
-    plugin = cls is None and isinstance(name, str) and _plugin_class(name)
-    if plugin:
-        cls = plugin
-    if cls is None:
-        known = [*CRITERIA, *installed(GROUPS["criterion"])]
-        close = difflib.get_close_matches(str(name), known, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise CriterionError(f"unknown criterion {name!r}{hint} (see `gridsim policies`)")
-    allowed = {f.name for f in fields(cls)}
-    if not plugin:
-        params = {key: value for key, value in (readings or {}).items() if key in allowed} | params
-    unknown = sorted(set(params) - allowed)
-    if unknown:
-        raise CriterionError(
-            f"criterion {name} has no parameter {unknown[0]!r} (allowed: {sorted(allowed)})"
-        )
-    try:
-        criterion = cls(**params)
-    except (TypeError, ValueError) as error:
-        raise CriterionError(f"criterion {name}: {error}") from None
-    if not plugin:
-        return criterion
-    shown = plugin_name(cls, name)
-    label = criterion.label if cls.label is not Criterion.label else _label(shown, criterion)
-    return GuardedCriterion(criterion, shown, label, origin=name)  # type: ignore[return-value]
-
-
-def _plugin_class(name: str) -> type[Criterion] | None:
-    """The plugin class ``name`` refers to, checked against :data:`PLUGIN_CONTRACT`."""
-    try:
-        cls = find_class(name, GROUPS["criterion"])
-        if cls is not None:
-            check_contract(cls, PLUGIN_CONTRACT, "criterion", name)
-            check_frozen_dataclass(cls, name)
-    except PluginLoadError as error:
-        raise CriterionError(str(error)) from None
-    return cls
-
-
-def check_policy_specs(specs: list[str | dict[str, Any]]) -> list[str | dict[str, Any]]:
-    """A scenario's ``policies``: every entry builds a criterion, and no label repeats."""
-    labels = set()
-    for index, spec in enumerate(specs):
-        try:
-            label = build_criterion(spec).label
-        except CriterionError as error:
-            raise ValueError(f"policy {index}: {error}") from None
-        if label in labels:
-            raise ValueError(f"policy {index}: {label} is listed twice")
-        labels.add(label)
-    return specs
-
-
-#: The ``policies`` field of scenarios whose policies are registered criteria.
-PolicySpecs = Annotated[
-    list[str | dict[str, Any]], Field(min_length=1), AfterValidator(check_policy_specs)
-]
-
-
-def describe_criteria() -> list[tuple[str, str]]:
-    """(name, one-line description) of every registered criterion."""
-    return [(name, cls.summary) for name, cls in CRITERIA.items()]
-
-
-def describe_plugin_criteria() -> list[tuple[str, str]]:
-    """(name, description or why it cannot be used) of every installed plugin criterion."""
-    rows = []
-    for name, entry_point in installed(GROUPS["criterion"]).items():
-        try:
-            cls = _plugin_class(name) if name not in CRITERIA else None
-        except CriterionError as error:
-            rows.append((name, f"unusable: {error}"))
-            continue
-        if cls is None:
-            rows.append((name, f"hidden by the built-in {name}; name it as {entry_point.value}"))
-        else:
-            summary = cls.summary or (cls.__doc__ or "").strip().partition("\n")[0]
-            rows.append((name, f"{summary} [{entry_point.value}]"))
-    return rows
-
-
-def _label(name: str, criterion: Any) -> str:
+def parameter_label(name: str, criterion: Any) -> str:
+    """``name`` with the parameters that differ from their defaults, e.g. ``CoP(epsilon1=0.05)``."""
     params = [
         f"{f.name}={getattr(criterion, f.name)}"
         for f in fields(criterion)
@@ -184,7 +62,7 @@ class Criterion:
     @property
     def label(self) -> str:
         """Name with non-default parameters, e.g. ``MultipleBest(target=MinCost)``."""
-        return _label(self.name, self)
+        return parameter_label(self.name, self)
 
     def search(self, profile: Profile, request: Request) -> Window | None:
         return find_window(profile.slot_table(), request, self)
@@ -270,7 +148,6 @@ FirstFitReading = Literal["earliest_start", "first_found"]
 FIRST_FIT_READINGS: tuple[str, ...] = get_args(FirstFitReading)
 
 
-@register
 @dataclass(frozen=True)
 class FirstFit(WindowCriterion):
     """The first window of the scan: ``earliest_start`` (default) takes the earliest start,
@@ -282,7 +159,7 @@ class FirstFit(WindowCriterion):
     first_fit: FirstFitReading = "earliest_start"
 
     def __post_init__(self) -> None:
-        _check_first_fit(self.first_fit)
+        check_first_fit(self.first_fit)
 
     def value(self, start, runtime):
         if self.first_fit == "first_found":  # the fastest group first, then the earliest start
@@ -290,12 +167,11 @@ class FirstFit(WindowCriterion):
         return -np.asarray(start, dtype=float)
 
 
-def _check_first_fit(reading: str) -> None:
+def check_first_fit(reading: str) -> None:
     if reading not in FIRST_FIT_READINGS:
         raise ValueError(f"first_fit must be one of {list(FIRST_FIT_READINGS)}, got {reading!r}")
 
 
-@register
 @dataclass(frozen=True)
 class MinStart(WindowCriterion):
     name: ClassVar[str] = "MinStart"
@@ -309,7 +185,6 @@ class MinStart(WindowCriterion):
         return self.value(step.start, step.runtime), -cost
 
 
-@register
 @dataclass(frozen=True)
 class MinFinish(WindowCriterion):
     name: ClassVar[str] = "MinFinish"
@@ -319,7 +194,6 @@ class MinFinish(WindowCriterion):
         return -(np.asarray(start, dtype=float) + runtime)
 
 
-@register
 @dataclass(frozen=True)
 class MinRuntime(WindowCriterion):
     name: ClassVar[str] = "MinRuntime"
@@ -608,7 +482,7 @@ def _additive(
     bound: Callable[..., np.ndarray],
     lite: bool,
 ) -> type[Criterion]:
-    """Register an additive criterion from its per-slot value and bound functions."""
+    """An additive criterion from its per-slot value and bound functions."""
 
     @dataclass(frozen=True)
     class _Criterion(SlotCriterion):
@@ -626,7 +500,7 @@ def _additive(
     if not lite:
         _Criterion.batch_limit = 8  # the exact search prunes per batch: keep batches small
     _Criterion.__name__ = _Criterion.__qualname__ = name
-    return register(_Criterion)
+    return _Criterion
 
 
 def _centred(function):
@@ -706,7 +580,7 @@ class _DistanceCriterion(SlotCriterion):
 
 
 def _distance(name: str, summary: str, nearest: bool, lite: bool) -> type[Criterion]:
-    """Register DEP (``nearest``: maximise the distance to the nearest task) or COORD
+    """DEP (``nearest``: maximise the distance to the nearest task) or COORD
     (minimise the distance to the farthest), each capped at ``max_distance``."""
     function = _nearest if nearest else _farthest
     bound = _centred(function)
@@ -734,7 +608,7 @@ def _distance(name: str, summary: str, nearest: bool, lite: bool) -> type[Criter
     if not lite:
         _Criterion.batch_limit = 8  # the exact search prunes per batch: keep batches small
     _Criterion.__name__ = _Criterion.__qualname__ = name
-    return register(_Criterion)
+    return _Criterion
 
 
 DEP = _distance(
@@ -763,86 +637,5 @@ COORDLite = _distance(
 )
 
 
-# -- MultipleBest -----------------------------------------------------------------------------
-
-
-@register
-@dataclass(frozen=True)
-class MultipleBest(Criterion):
-    """Non-intersecting FirstFit alternatives, then the best by ``target`` [TY18, Sec. 4.2].
-
-    Alternatives are found one after another, each reserved in a copy of the profile so the
-    next cannot overlap it, until FirstFit finds no more; ``max_alternatives`` caps the count.
-    """
-
-    name: ClassVar[str] = "MultipleBest"
-    summary: ClassVar[str] = "FirstFit alternatives that do not intersect, best by a target"
-    target: str = "MaxQ"
-    max_alternatives: int = 1000
-    first_fit: FirstFitReading = "earliest_start"
-
-    def __post_init__(self) -> None:
-        if self.target not in CRITERIA or self.target == "MultipleBest":
-            raise ValueError(f"target must name a criterion, got {self.target!r}")
-        if self.max_alternatives < 1:
-            raise ValueError("max_alternatives must be at least 1")
-        _check_first_fit(self.first_fit)
-
-    @property
-    def label(self) -> str:
-        extra = ""
-        if self.max_alternatives != 1000:
-            extra = f", max_alternatives={self.max_alternatives}"
-        if self.first_fit != "earliest_start":
-            extra += f", first_fit={self.first_fit}"
-        return f"MultipleBest(target={self.target}{extra})"
-
-    def alternatives(self, profile: Profile, request: Request) -> list[Window]:
-        scratch = profile.copy()
-        first_fit = FirstFit(self.first_fit)
-        found: list[Window] = []
-        while len(found) < self.max_alternatives:
-            window = first_fit.search(scratch, request)
-            if window is None:
-                break
-            found.append(window)
-            scratch.reserve(window)
-        return found
-
-    def search(self, profile, request):
-        target = build_criterion(self.target)
-        # Alternatives were cut from a profile holding the earlier ones; each is one choice
-        # for the job alone, so it is scored by its slots (neighbour distances) in the real
-        # profile, the ones the chosen window reports.
-        alternatives = [
-            profile.with_enclosing_slots(w) for w in self.alternatives(profile, request)
-        ]
-        if not alternatives:
-            return None
-        scores = np.array([target.score(window, profile.nodes) for window in alternatives])
-        # Ties (docs/model.md, "Ties"): the first alternative found among the best.
-        chosen = first_tied(scores)
-        return replace(alternatives[chosen], criterion_value=float(scores[chosen]))
-
-    def score(self, window, nodes):
-        return build_criterion(self.target).score(window, nodes)
-
-
-_SLOT = ("slot_start", "slot_end", "q", "cost")
-#: What a plugin criterion must define, by the base it extends (:mod:`gridsim.plugins`).
-PLUGIN_CONTRACT = (
-    (WindowCriterion, {"value": ("start", "runtime")}),
-    (
-        SlotCriterion,
-        {
-            "slot_values": (*_SLOT, "start", "runtime", "performance="),
-            "slot_value_bound": (*_SLOT, "runtime", "lo", "hi", "performance="),
-        },
-    ),
-    (Criterion, {"search": ("profile", "request")}),
-)
 #: Older names of the two contracts.
 _WindowLevel, _Additive = WindowCriterion, SlotCriterion
-
-# Job-flow placement criteria (BFstart, BFfinish, BFshort, PAST, CoP) register themselves.
-from gridsim.selection import placement as _placement  # noqa: E402, F401

@@ -21,12 +21,9 @@ that, one sweep for all with each slot's own shortest task ``V / p_slot``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:
-    from gridsim.selection.window_search import Candidates
+from gridsim.selection.candidates import Candidates
 
 #: Start ranges are widened by this much (time units): far above the rounding of times.
 SLACK = 1e-6

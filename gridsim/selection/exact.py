@@ -1,6 +1,6 @@
 """Exact subset allocation at the steps of the window search [TY18, Sec. 3.3, eq. 2].
 
-Consumes the steps of a batch of sigmas (:class:`~gridsim.selection.steps._Step`) with each
+Consumes the steps of a batch of sigmas (:class:`~gridsim.selection.steps.Step`) with each
 column's value ``z`` at each step; offers their windows to the tie rule
 (:class:`~gridsim.selection.ties.Contenders`), solving the subset programme only where bounds
 cannot rule a step out.
@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from gridsim.selection.steps import _NEG, _Step
+from gridsim.selection.steps import NEG_INF, Step
 from gridsim.selection.subset import best_subset
 from gridsim.selection.ties import Contenders, ordered_sum, window_value, with_slack
 
@@ -40,7 +40,7 @@ def top_columns(values: np.ndarray, count: int) -> np.ndarray:
     return np.nonzero(take)[1].reshape(rows, count)
 
 
-def choose_optimal(step: _Step, count: int, values, sigma_values, contenders: Contenders) -> None:
+def choose_optimal(step: Step, count: int, values, sigma_values, contenders: Contenders) -> None:
     """Exact subset allocation at every step that the tie rule may still choose; the rows'
     windows are offered to ``contenders``.
 
@@ -53,7 +53,7 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, contenders: Co
     programme, which itself prunes against the tie floor of the best window found.
     """
     rows = len(step.start)
-    masked = np.where(step.member, values, _NEG)
+    masked = np.where(step.member, values, NEG_INF)
     budgeted = bool(np.isfinite(step.budget_left).any())
     top = None  # the best columns of every row, where a budget needs their cost
     if count:
@@ -80,7 +80,7 @@ def choose_optimal(step: _Step, count: int, values, sigma_values, contenders: Co
         return np.sort(np.argsort(-masked[row], kind="stable")[:count])
 
     # A row's value is at most that of its best columns (and exactly that if they fit).
-    bound = np.where(step.budget_left >= 0, top_value, _NEG)
+    bound = np.where(step.budget_left >= 0, top_value, NEG_INF)
     if rows and count and not budgeted and np.isfinite(bound).all():
         every = np.arange(rows)
         step.offer(

@@ -1,9 +1,10 @@
 """Job-flow placement criteria [TY20, Sec. 4.1]: BFstart, BFfinish, BFshort, PAST and CoP.
 
 Consumes the candidate slots of the general window search; produces per-slot values ``z_i``
-(the search maximises ``Z = sum z_i``). Registered in :data:`gridsim.selection.criteria.CRITERIA`
-when that module is imported. Constants default to [TY20, Table 1] (``configs/past-cop.yaml``)
-and are fields, so a scenario may override them: ``{name: CoP, epsilon1: 0.05}``.
+(the search maximises ``Z = sum z_i``). Selectable by name through
+:data:`gridsim.selection.registry.CRITERIA`. Constants default to [TY20, Table 1]
+(``configs/past-cop.yaml``) and are fields, so a scenario may override them:
+``{name: CoP, epsilon1: 0.05}``.
 
 Neighbour distances of a slot used by a window starting at ``t`` with runtime ``T``:
 ``L_left = t - slot_start`` (time since the previous task on the node ended, or since the
@@ -21,8 +22,8 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from gridsim.selection.criteria import FirstFit, MinFinish, SlotCriterion, register
-from gridsim.selection.steps import _Step, choose_cheapest
+from gridsim.selection.criteria import FirstFit, MinFinish, SlotCriterion
+from gridsim.selection.steps import Step, choose_cheapest
 from gridsim.selection.ties import Contenders, ordered_sum
 from gridsim.selection.window_search import find_window
 
@@ -31,7 +32,7 @@ ADJACENT = 1e-6
 
 
 def choose_in_slot_order(
-    step: _Step,
+    step: Step,
     count: int,
     value,
     contenders: Contenders,
@@ -53,7 +54,7 @@ def choose_in_slot_order(
     """
     if count == 0:  # one node: no members to order, only the tie between sigmas
 
-        def one_node(s: _Step, picks, total):
+        def one_node(s: Step, picks, total):
             slower_first = -s.slots.performance[s.sigma] if ties == "slowest" else None
             return value(s.start, s.runtime), slower_first
 
@@ -80,7 +81,7 @@ def choose_in_slot_order(
     step.offer(contenders, rows, score, secondary, chosen[rows])
 
 
-def _slot_order(step: _Step, equal_starts: str) -> np.ndarray:
+def _slot_order(step: Step, equal_starts: str) -> np.ndarray:
     """Column positions in slot-list order; ``equal_starts`` orders slots that start together."""
     if equal_starts == "node":
         return np.argsort(step.columns, kind="stable")  # the list is sorted by (start, node)
@@ -90,7 +91,7 @@ def _slot_order(step: _Step, equal_starts: str) -> np.ndarray:
 
 
 def _first_in_slot_order_unlimited(
-    step: _Step, count: int, value, falls_with_start: bool, contenders: Contenders
+    step: Step, count: int, value, falls_with_start: bool, contenders: Contenders
 ) -> None:
     """``choose_in_slot_order`` without a budget: every row with enough members is affordable,
     so only the members of the rows the tie rule keeps are looked up.
@@ -136,7 +137,6 @@ def _falls_with_start(criterion) -> bool:
     return type(criterion).value in (FirstFit.value, MinFinish.value)
 
 
-@register
 @dataclass(frozen=True)
 class BFstart(InSlotOrder, FirstFit):
     """FirstFit's ``z_i = -start``, slots in order: the earliest start [TY20, Sec. 4.1, item 1].
@@ -202,7 +202,6 @@ class _OwnSlotStart(SlotCriterion):
 _OWN_SLOT_START = _OwnSlotStart()
 
 
-@register
 @dataclass(frozen=True)
 class BFfinish(InSlotOrder, MinFinish):
     """MinFinish's ``z_i = -finish``, slots in order: earliest finish [TY20, Sec. 4.1, item 1]."""
@@ -211,7 +210,6 @@ class BFfinish(InSlotOrder, MinFinish):
     summary: ClassVar[str] = "backfilling, earliest finish, slots in order [TY20, Sec. 4.1]"
 
 
-@register
 @dataclass(frozen=True)
 class BFshort(BFfinish):
     """BFfinish for a job whose runtime is cut by 1% at allocation [TY20, Sec. 4.1, item 4].
@@ -290,7 +288,6 @@ class _Placement(SlotCriterion):
         return left, right
 
 
-@register
 @dataclass(frozen=True)
 class PAST(_Placement):
     """PAST-like tie-break rules on top of the finish time [TY20, Sec. 4.1, item 2].
@@ -336,7 +333,6 @@ class PAST(_Placement):
         return z - self.alpha2 * np.where(np.isinf(right_min), 0.0, np.maximum(right_min, 0.0))
 
 
-@register
 @dataclass(frozen=True)
 class CoP(_Placement):
     """Coordinated Placement rules on top of the finish time [TY20, Sec. 4.1, item 3].

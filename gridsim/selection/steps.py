@@ -1,7 +1,7 @@
 """The steps of the window search: rows (sigma, start) with their candidate members.
 
 Consumes the candidate slots of a request and the candidate slowest slots ``sigma`` in the order
-the search visits them; produces, per batch of sigmas, the steps as rows (:class:`_Step`) and,
+the search visits them; produces, per batch of sigmas, the steps as rows (:class:`Step`) and,
 for criteria that take the cheapest affordable subset at every step (window-level and Lite
 criteria, [TY18, Sec. 3.3; TY19, Sec. 4.2]), their windows, offered to the tie rule
 (:class:`~gridsim.selection.ties.Contenders`).
@@ -18,22 +18,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from gridsim.model import Request
+from gridsim.selection.candidates import Candidates
 from gridsim.selection.ties import Choice, Contenders, ordered_sum
 
-if TYPE_CHECKING:
-    from gridsim.selection.window_search import Candidates
-
-_NEG = -np.inf
+NEG_INF = -np.inf
 #: A batch of steps evaluated ahead covers up to this many times the sigmas evaluated before.
 #: (16 rather than 8: the Lite searches then bound and evaluate their steps in one batch
 #: after the first 16 sigmas, whose best window usually skips most of the steps.)
 _AHEAD = 16
-#: Rows per sigma in the first block of ``_Step.first_complete_rows``; each next block is 4x.
+#: Rows per sigma in the first block of ``Step.first_complete_rows``; each next block is 4x.
 _FIRST_BLOCK = 8
 
 
@@ -76,17 +73,17 @@ BOUNDING = BoundingRecord()
 RowValues = Callable[..., tuple[np.ndarray, np.ndarray | None]]
 #: An upper bound of every row's value before its members are found: ``(step, count) ->
 #: (rows,)`` (:func:`~gridsim.selection.block_bounds.step_bounds`).
-RowBounds = Callable[["_Step", int], np.ndarray | None]
+RowBounds = Callable[["Step", int], np.ndarray | None]
 
 
-def _steps(
+def steps_of(
     slots: Candidates,
     sigmas: np.ndarray,
     runtime: np.ndarray,
     request: Request,
     first_step: np.ndarray | None = None,
 ):
-    """All steps of a batch of sigmas as the rows of one :class:`_Step`.
+    """All steps of a batch of sigmas as the rows of one :class:`Step`.
 
     A step of sigma is a group slot (performance >= sigma's, long enough for the task from its
     own start, rule 3(c)ii) that starts while sigma can still hold the task; its candidates
@@ -121,7 +118,7 @@ def _steps(
         row_start = row_start[fits]
     if len(row_step) == 0:
         return None
-    return _Step(
+    return Step(
         slots=slots,
         sigma=row_sigma,
         runtime=row_runtime,
@@ -132,7 +129,7 @@ def _steps(
 
 
 @dataclass(frozen=True)
-class _Step:
+class Step:
     """Steps of a batch of sigmas: rows are (sigma, start) pairs, columns candidate slots.
 
     The cheapest members of every row come from bitsets (:meth:`cheapest`); the exact search
@@ -176,7 +173,7 @@ class _Step:
         """(rows, cols) cost of each column for the row's runtime."""
         return self.runtime[:, None] * self.slots.price[self.columns][None, :]
 
-    def compact(self, count: int) -> _Step | None:
+    def compact(self, count: int) -> Step | None:
         """The rows with at least ``count`` members, and the columns some row uses.
 
         The exact search builds (rows x columns) value matrices, so it pays to drop what no
@@ -187,7 +184,7 @@ class _Step:
         if not enough.any():
             return None
         used = member[enough].any(axis=0)
-        compacted = _Step(
+        compacted = Step(
             slots=self.slots,
             sigma=self.sigma[enough],
             runtime=self.runtime[enough],
@@ -241,9 +238,9 @@ class _Step:
             offset, width = offset + width, 4 * width
         return found[found >= 0]
 
-    def select(self, rows: np.ndarray) -> _Step:
+    def select(self, rows: np.ndarray) -> Step:
         """The step restricted to ``rows`` (indices or a mask), in their order."""
-        return _Step(
+        return Step(
             slots=self.slots,
             sigma=self.sigma[rows],
             runtime=self.runtime[rows],
@@ -252,7 +249,7 @@ class _Step:
             budget_left=self.budget_left[rows],
         )
 
-    def skip(self, skipped: np.ndarray) -> _Step:
+    def skip(self, skipped: np.ndarray) -> Step:
         """The step without the ``skipped`` rows (a mask), whose members are found exactly as
         in the whole step: the same :attr:`_least_finish`."""
         kept = self.select(~skipped)
@@ -264,7 +261,7 @@ class _Step:
 
         The members are slot indices, ``(rows, count)``, cheapest first (ties: list order),
         ``-1`` where a row has fewer: the first members of :attr:`member` if a criterion has
-        built it, else from bitsets (:class:`~gridsim.selection.members.MemberSets`).
+        built it, else from bitsets (:class:`~gridsim.selection.candidates.MemberSets`).
         """
         if "member" in self.__dict__:
             picks, found = self._first_members(count)
@@ -326,18 +323,18 @@ class _Step:
         )
 
 
-def choose_cheapest(step: _Step, count: int, row_values: RowValues, contenders: Contenders) -> None:
+def choose_cheapest(step: Step, count: int, row_values: RowValues, contenders: Contenders) -> None:
     """Take the cheapest affordable subset at every step; offer the rows to ``contenders``."""
     picks, score, secondary, affordable = _score_cheapest(step, count, row_values)
     rows = np.flatnonzero(affordable)
     step.offer(contenders, rows, score[rows], secondary[rows], picks[rows])
 
 
-def _score_cheapest(step: _Step, count: int, row_values: RowValues):
+def _score_cheapest(step: Step, count: int, row_values: RowValues):
     """Per row: the cheapest members, value (``-inf`` if unaffordable), secondary, affordable."""
     picks, total, affordable = step.cheapest(count)
     score, secondary = row_values(step, picks, total)
-    score = np.where(affordable, score, _NEG)
+    score = np.where(affordable, score, NEG_INF)
     secondary = np.zeros_like(score) if secondary is None else secondary
     return picks, score, secondary, affordable
 
@@ -413,7 +410,7 @@ class CheapestRows:
         end = min(end, len(self.sigmas))
         sigmas = self.sigmas[begin:end]
         evaluated = sigmas if self.kept is None else sigmas[self.kept(begin, end)]
-        step = _steps(self.slots, evaluated, self.runtime, self.request, self.first_step)
+        step = steps_of(self.slots, evaluated, self.runtime, self.request, self.first_step)
         count = self.request.n - 1
         if step is not None and floor > -np.inf and self.row_bounds is not None and count:
             criterion = type(getattr(self.row_bounds, "__self__", self.row_bounds))

@@ -23,7 +23,7 @@ with the same candidate starts (the starts of the group's slots), reorganised fo
   the budget.
 * Criteria that take the cheapest subset at every step (window-level and Lite) read each
   step's ``n - 1`` cheapest candidates as the lowest set bits of a bitset over the slots in
-  price order (:mod:`~gridsim.selection.members`), and their steps are evaluated ahead in a
+  price order (:mod:`~gridsim.selection.candidates`), and their steps are evaluated ahead in a
   few large batches (:class:`~gridsim.selection.steps.CheapestRows`).
 
 Which window wins among windows of equal value is the tie rule of
@@ -43,64 +43,38 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from gridsim.model import Request, Slot, Window
 from gridsim.profile import SlotTable
+from gridsim.selection.candidates import Candidates
 from gridsim.selection.earliest import first_steps
-from gridsim.selection.members import MemberSets
-from gridsim.selection.steps import CheapestRows, _steps
+from gridsim.selection.steps import CheapestRows, Step, steps_of
 from gridsim.selection.ties import Choice, Contenders, with_slack
 
-if TYPE_CHECKING:
-    from gridsim.selection.criteria import Criterion
+
+class SearchCriterion(Protocol):
+    """What the search asks of a criterion (:class:`~gridsim.selection.criteria.Criterion`
+    implements it; the search does not depend on the criteria)."""
+
+    secondary_bound: float
+    batch_limit: int
+    takes_cheapest: bool
+
+    def sigma_bounds(self, slots: Candidates, sigmas, runtimes, request: Request, joinable): ...
+
+    def sigma_bound_ceilings(self, slots: Candidates, sigmas, runtimes, n: int): ...
+
+    def choose(self, step: Step, count: int, contenders: Contenders) -> None: ...
+
+    def row_values(self, step: Step, picks, total): ...
+
+    def step_bounds(self, step: Step, count: int): ...
 
 
-@dataclass(frozen=True)
-class Candidates:
-    """The slots eligible for one request, re-sorted by their effective start."""
-
-    node: np.ndarray
-    slot_start: np.ndarray  # the free interval's own start (for L_left)
-    start: np.ndarray  # max(slot_start, request.earliest_start)
-    end: np.ndarray
-    performance: np.ndarray
-    price: np.ndarray
-    q: np.ndarray
-
-    @classmethod
-    def from_table(cls, table: SlotTable, request: Request) -> Candidates:
-        start = np.maximum(table.start, request.earliest_start)
-        keep = (table.performance >= request.min_performance) & (table.end > start)
-        if request.nodes_allowed is not None:
-            keep &= np.isin(table.node, request.nodes_allowed)
-        if len(table) and table.start[0] >= request.earliest_start:
-            # No start moved: the table's (start, node) order still holds.
-            order = slice(None)
-        else:
-            order = np.lexsort((table.node[keep], start[keep]))
-        return cls(
-            node=table.node[keep][order],
-            slot_start=table.start[keep][order],
-            start=start[keep][order],
-            end=table.end[keep][order],
-            performance=table.performance[keep][order],
-            price=table.price[keep][order],
-            q=table.q[keep][order],
-        )
-
-    def __len__(self) -> int:
-        return len(self.start)
-
-    @cached_property
-    def member_sets(self) -> MemberSets:
-        """Bitsets for the members of many steps at once (built on first use)."""
-        return MemberSets.of(self)
-
-
-def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Window | None:
+def find_window(table: SlotTable, request: Request, criterion: SearchCriterion) -> Window | None:
     """The best window for ``request`` under ``criterion`` (see module docstring)."""
     slots = Candidates.from_table(table, request)
     if request.n < 1 or len(slots) < request.n:
@@ -149,7 +123,7 @@ def find_window(table: SlotTable, request: Request, criterion: Criterion) -> Win
 
     def evaluate(chosen: np.ndarray) -> None:
         """Offer the windows of the sigmas ``chosen`` (slot indices)."""
-        steps = _steps(slots, chosen, runtime, request, first_step)
+        steps = steps_of(slots, chosen, runtime, request, first_step)
         if steps is not None:
             criterion.choose(steps, request.n - 1, contenders)
 

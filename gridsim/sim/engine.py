@@ -32,8 +32,7 @@ from typing import Protocol
 import simpy
 from simpy.events import Event
 
-from gridsim.model import Node, Window
-from gridsim.scheduling.backfilling import TIME_TOLERANCE, Job
+from gridsim.model import TIME_TOLERANCE, Job, Node, Window
 from gridsim.scheduling.queue_policies import SchedulerName, build_planner
 from gridsim.sim.trace import Trace
 

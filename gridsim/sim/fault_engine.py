@@ -33,8 +33,7 @@ from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from gridsim.faults.config import ConsequencesConfig
-from gridsim.model import Window
-from gridsim.scheduling.backfilling import Job, Priority
+from gridsim.model import Job, Priority, Window
 from gridsim.scheduling.disruptions import Cause, DisruptedBackfilling
 from gridsim.sim.engine import FAULT, Engine, Instance
 from gridsim.sim.trace import Trace

@@ -41,8 +41,7 @@ from typing import Any
 
 import pandas as pd
 
-from gridsim.model import Node, Window
-from gridsim.scheduling.backfilling import Job
+from gridsim.model import Job, Node, Window
 from gridsim.sim.log_replay import node_intervals
 
 #: A start more than this much later than first promised counts as disturbed (time units):

@@ -10,7 +10,7 @@ from matplotlib.colors import to_hex
 import gridsim
 from gridsim.analysis import palette, plots
 from gridsim.analysis.results import select_run
-from gridsim.selection.criteria import describe_criteria
+from gridsim.selection.registry import describe_criteria
 
 
 def _bar_colours(figure) -> dict[str, str]:

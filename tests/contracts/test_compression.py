@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from property_budget import examples
 from random_flows import instances
 
-from gridsim.model import Node, Window
-from gridsim.scheduling.backfilling import TIME_TOLERANCE, ConservativeBackfilling, Job, earlier
-from gridsim.selection.criteria import CRITERIA, build_criterion
+from gridsim.model import TIME_TOLERANCE, Job, Node, Window
+from gridsim.scheduling.backfilling import ConservativeBackfilling, earlier
+from gridsim.selection.registry import CRITERIA, build_criterion
 from gridsim.sim.engine import Engine, Instance, simulate
 
 

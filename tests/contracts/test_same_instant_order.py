@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gridsim.model import Node
-from gridsim.scheduling.backfilling import ConservativeBackfilling, Job
-from gridsim.selection.criteria import build_criterion
+from gridsim.model import Job, Node
+from gridsim.scheduling.backfilling import ConservativeBackfilling
+from gridsim.selection.registry import build_criterion
 from gridsim.sim.engine import Engine, Instance, simulate
 
 ONE_NODE = (Node(0, 1.0, 1.0),)

@@ -5,9 +5,8 @@ import pytest
 
 from gridsim.faults.config import FaultsConfig
 from gridsim.faults.draws import InstanceFaults
-from gridsim.model import Node
-from gridsim.scheduling.backfilling import Job
-from gridsim.selection.criteria import build_criterion
+from gridsim.model import Job, Node
+from gridsim.selection.registry import build_criterion
 from gridsim.sim.engine import Instance
 from gridsim.sim.fault_engine import simulate_with_faults
 

@@ -6,10 +6,9 @@ compression move, and the priority order in which blocked reservations are plann
 
 import math
 
-from gridsim.model import Node, Window
-from gridsim.scheduling.backfilling import Job
+from gridsim.model import Job, Node, Window
 from gridsim.scheduling.disruptions import DisruptedBackfilling, overlaps
-from gridsim.selection.criteria import build_criterion
+from gridsim.selection.registry import build_criterion
 
 TWO_NODES = (Node(0, 1.0, 1.0), Node(1, 1.0, 1.0))
 

@@ -7,9 +7,8 @@ from test_consequences_by_hand import TWO_NODES, run, schedule
 
 from gridsim.faults.config import FaultsConfig
 from gridsim.faults.draws import InstanceFaults
-from gridsim.model import Node
-from gridsim.scheduling.backfilling import Job
-from gridsim.selection.criteria import build_criterion
+from gridsim.model import Job, Node
+from gridsim.selection.registry import build_criterion
 from gridsim.sim.engine import Instance
 from gridsim.sim.fault_engine import simulate_with_faults
 

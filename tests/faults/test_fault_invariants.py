@@ -14,10 +14,9 @@ from property_budget import examples
 
 from gridsim.faults.config import FaultsConfig
 from gridsim.faults.draws import InstanceFaults
-from gridsim.model import Node
-from gridsim.scheduling.backfilling import Job
+from gridsim.model import Job, Node
 from gridsim.scheduling.disruptions import overlaps
-from gridsim.selection.criteria import build_criterion
+from gridsim.selection.registry import build_criterion
 from gridsim.sim.engine import Instance, simulate
 from gridsim.sim.fault_engine import simulate_with_faults
 

@@ -4,9 +4,9 @@ compression makes, and overruns (re-planning in priority order, delays, earlier 
 
 import pytest
 
-from gridsim.model import Node, Request
-from gridsim.scheduling.backfilling import ConservativeBackfilling, Job, priority_key
-from gridsim.selection.criteria import build_criterion
+from gridsim.model import Job, Node, Request
+from gridsim.scheduling.backfilling import ConservativeBackfilling, priority_key
+from gridsim.selection.registry import build_criterion
 from gridsim.sim.engine import Engine, Instance, simulate
 
 

@@ -9,9 +9,9 @@ from dataclasses import replace
 
 import pytest
 
-from gridsim.model import Node
-from gridsim.scheduling.backfilling import ConservativeBackfilling, Job
-from gridsim.selection.criteria import build_criterion
+from gridsim.model import Job, Node
+from gridsim.scheduling.backfilling import ConservativeBackfilling
+from gridsim.selection.registry import build_criterion
 from gridsim.sim.engine import Engine, Instance, SimulationError, jobs_from, simulate
 
 NODES = tuple(Node(i, p, p) for i, p in enumerate([1.0, 1.0, 4.0, 4.0]))

@@ -11,9 +11,8 @@ from hypothesis import strategies as st
 from property_budget import examples
 from random_flows import instances
 
-from gridsim.model import Node
-from gridsim.scheduling.backfilling import Job
-from gridsim.selection.criteria import build_criterion
+from gridsim.model import Job, Node
+from gridsim.selection.registry import build_criterion
 from gridsim.sim.engine import Instance, simulate
 
 TOL = 1e-6

@@ -9,8 +9,8 @@ import yaml
 
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
-from gridsim.selection.criteria import CriterionError, build_criterion
 from gridsim.selection.placement import PAST, CoP
+from gridsim.selection.registry import CriterionError, build_criterion
 
 ROOT = Path(__file__).resolve().parents[2]
 

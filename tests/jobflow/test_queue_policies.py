@@ -8,10 +8,9 @@ from hypothesis import strategies as st
 from property_budget import examples
 from test_invariants import POLICIES, SETTINGS, TOL, check_common, instances
 
-from gridsim.model import Node
-from gridsim.scheduling.backfilling import Job
+from gridsim.model import Job, Node
 from gridsim.scheduling.queue_policies import EasyBackfilling, build_planner
-from gridsim.selection.criteria import build_criterion
+from gridsim.selection.registry import build_criterion
 from gridsim.sim.engine import Engine, Instance, simulate
 
 SCHEDULERS = st.sampled_from(["fcfs", "easy"])

@@ -12,9 +12,9 @@ import pytest
 from reference_node_planners import build_planner as reference_planner
 from temporary_dist import install_entry_points
 
-from gridsim.model import Node, Window
+from gridsim.model import Job, Node, Window
 from gridsim.plugins import PluginLoadError
-from gridsim.scheduling.backfilling import ConservativeBackfilling, Job
+from gridsim.scheduling.backfilling import ConservativeBackfilling
 from gridsim.scheduling.guard import GuardedScheduler
 from gridsim.scheduling.queue_policies import (
     EasyBackfilling,
@@ -25,7 +25,7 @@ from gridsim.scheduling.queue_policies import (
     describe_plugin_schedulers,
     scheduler_class,
 )
-from gridsim.selection.criteria import build_criterion
+from gridsim.selection.registry import build_criterion
 from gridsim.sim.engine import Engine, Instance
 
 

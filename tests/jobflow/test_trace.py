@@ -9,8 +9,7 @@ import math
 
 import pytest
 
-from gridsim.model import Node, Window
-from gridsim.scheduling.backfilling import Job
+from gridsim.model import Job, Node, Window
 from gridsim.sim.trace import DISTURBANCE_TOLERANCE, Trace
 
 NODES = (Node(0, 1.0, 1.0), Node(1, 2.0, 3.0), Node(2, 4.0, 10.0))

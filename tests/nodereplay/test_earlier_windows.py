@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from gridsim.model import Node, Request, Window
+from gridsim.model import TIME_TOLERANCE, Node, Request, Window
 from gridsim.profile import Profile
-from gridsim.scheduling.backfilling import TIME_TOLERANCE, earlier
+from gridsim.scheduling.backfilling import earlier
 from gridsim.scheduling.earlier_windows import may_move_earlier, may_start_at
-from gridsim.selection.criteria import build_criterion
+from gridsim.selection.registry import build_criterion
 
 
 def random_profile(rng) -> Profile:

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from node_replay_cases import kth_flow, random_flow, schedule
 
-from gridsim.selection.criteria import build_criterion
+from gridsim.selection.registry import build_criterion
 
 SCHEDULERS = ["conservative", "easy", "fcfs"]
 CRITERIA = ["BFfinish", "CoP"]

@@ -21,7 +21,7 @@ from gridsim.config import ScenarioError
 from gridsim.experiments.kinds import load_scenario
 from gridsim.experiments.runner import run_experiment
 from gridsim.plugins import PluginError
-from gridsim.selection.criteria import CriterionError, build_criterion
+from gridsim.selection.registry import CriterionError, build_criterion
 from gridsim.sim.engine import simulate
 
 GRIDSIM = Path(sys.executable).with_name("gridsim")

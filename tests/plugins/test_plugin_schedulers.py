@@ -19,7 +19,7 @@ from gridsim.experiments.jobflow import generate_instance
 from gridsim.experiments.kinds import load_scenario
 from gridsim.experiments.runner import run_experiment
 from gridsim.plugins import PluginError
-from gridsim.selection.criteria import build_criterion
+from gridsim.selection.registry import build_criterion
 from gridsim.sim.engine import simulate
 
 FLOW = {

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from gridsim.model import Node, Request, Window
+from gridsim.model import Job, Node, Request, Window
 from gridsim.plugins import PluginError
 from gridsim.profile import Profile
-from gridsim.scheduling.backfilling import Job
 from gridsim.scheduling.guard import GuardedScheduler
 
 NODES = (Node(0, 1.0, 1.0), Node(1, 1.0, 1.0), Node(2, 2.0, 1.0))

@@ -15,7 +15,7 @@ from gridsim.experiments.runner import replication_seed
 from gridsim.experiments.swf_replay import SwfReplayScenario, run_replication
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
-from gridsim.selection.criteria import CRITERIA, build_criterion
+from gridsim.selection.registry import CRITERIA, build_criterion
 from gridsim.workloads.jobs_table import write_jobs_table
 from gridsim.workloads.platform import log_platform
 from gridsim.workloads.records import Records, records_frame

@@ -11,7 +11,7 @@ from gridsim.rl.backfill_selection import BackfillSelectionEnv
 from gridsim.rl.baselines import HeuristicPolicy, play, replay_episode
 from gridsim.rl.job_selection import JobSelectionEnv
 from gridsim.rl.resource_selection import ResourceSelectionEnv
-from gridsim.selection.criteria import build_criterion
+from gridsim.selection.registry import build_criterion
 from gridsim.sim.engine import simulate
 
 FCFS = HeuristicPolicy("fcfs")

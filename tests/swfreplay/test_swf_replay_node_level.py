@@ -3,9 +3,8 @@
 import numpy as np
 import pytest
 
-from gridsim.model import Node
-from gridsim.scheduling.backfilling import Job
-from gridsim.selection.criteria import build_criterion
+from gridsim.model import Job, Node
+from gridsim.selection.registry import build_criterion
 from gridsim.sim.engine import Instance, simulate
 from gridsim.sim.log_replay import replay_log
 from gridsim.workloads.swf import bundled_swf, read_swf

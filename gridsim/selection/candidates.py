@@ -1,9 +1,9 @@
-"""The members of many steps of the window search at once, as bitsets over the candidate slots.
+"""The candidate slots of one request, and the members of many search steps at once as bitsets.
 
-Consumes the candidate slots of one request (:class:`~gridsim.selection.window_search.Candidates`)
-and the steps of the search (slowest slot ``sigma``, step slot, finish time); produces each step's
-``count`` cheapest members, the subset the Lite and window-level criteria take [TY18, Sec. 3.3;
-TY19, Sec. 4.2].
+:class:`Candidates` are the slots eligible for a request, sorted by effective start: what every
+part of the window search reads. :class:`MemberSets` consumes them and the steps of the search
+(slowest slot ``sigma``, step slot, finish time); produces each step's ``count`` cheapest
+members, the subset the Lite and window-level criteria take [TY18, Sec. 3.3; TY19, Sec. 4.2].
 
 A slot is a member of a step when it is listed no later than the step's slot, at least as fast as
 ``sigma``, free until the step's finish, and not ``sigma`` itself [TY18, Sec. 3.2, rule 3(c)v.B].
@@ -17,12 +17,12 @@ costs O(m / 64) word operations instead of a scan over the slots in price order.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import cached_property
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from gridsim.selection.window_search import Candidates
+from gridsim.model import Request
+from gridsim.profile import SlotTable
 
 _BITS = 64
 
@@ -119,3 +119,45 @@ def _from_each(bits: np.ndarray) -> np.ndarray:
     union = np.zeros((len(bits) + 1, bits.shape[1]), dtype=np.uint64)
     union[:-1] = np.bitwise_or.accumulate(bits[::-1], axis=0)[::-1]
     return union
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The slots eligible for one request, re-sorted by their effective start."""
+
+    node: np.ndarray
+    slot_start: np.ndarray  # the free interval's own start (for L_left)
+    start: np.ndarray  # max(slot_start, request.earliest_start)
+    end: np.ndarray
+    performance: np.ndarray
+    price: np.ndarray
+    q: np.ndarray
+
+    @classmethod
+    def from_table(cls, table: SlotTable, request: Request) -> Candidates:
+        start = np.maximum(table.start, request.earliest_start)
+        keep = (table.performance >= request.min_performance) & (table.end > start)
+        if request.nodes_allowed is not None:
+            keep &= np.isin(table.node, request.nodes_allowed)
+        if len(table) and table.start[0] >= request.earliest_start:
+            # No start moved: the table's (start, node) order still holds.
+            order = slice(None)
+        else:
+            order = np.lexsort((table.node[keep], start[keep]))
+        return cls(
+            node=table.node[keep][order],
+            slot_start=table.start[keep][order],
+            start=start[keep][order],
+            end=table.end[keep][order],
+            performance=table.performance[keep][order],
+            price=table.price[keep][order],
+            q=table.q[keep][order],
+        )
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    @cached_property
+    def member_sets(self) -> MemberSets:
+        """Bitsets for the members of many steps at once (built on first use)."""
+        return MemberSets.of(self)
