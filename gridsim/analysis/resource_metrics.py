@@ -26,6 +26,17 @@ import pandas as pd
 from gridsim.resources import CORES, GPUS, MEMORY, RESOURCE_KINDS
 
 RESOURCE_CLASSES = ("gpu", "memory", "cpu")
+#: The runs table's per-resource metrics and their labels (units), for reports.
+LABELS = {
+    "utilisation_cores": "core utilisation (core-time used / available)",
+    "utilisation_memory_mb": "memory utilisation (MiB-time used / available)",
+    "utilisation_gpus": "GPU utilisation (GPU-time used / available)",
+    "stranded_cores": "stranded cores (time-average)",
+    "mean_wait_gpu": "mean wait of GPU jobs (s)",
+    "mean_wait_memory": "mean wait of memory jobs (s)",
+    "mean_wait_cpu": "mean wait of CPU jobs (s)",
+    "dropped_never_fits": "jobs no node set can hold",
+}
 
 
 def resource_classes(held: np.ndarray, capacity: np.ndarray, memory_tracked: bool) -> np.ndarray:
