@@ -40,8 +40,10 @@ def requests_of(scenario: Any, log: WorkloadLog, platform: LogPlatform
     if platform.capacity is None:
         return None
     section = scenario.platform
-    cores_per_gpu = section.cores_per_gpu if section.processors_as == "gpus" else None
-    return job_requests(log.jobs, platform, section.default_memory_per_core_mb, cores_per_gpu)
+    as_gpus = section.processors_as == "gpus"
+    return job_requests(log.jobs, platform, section.default_memory_per_core_mb,
+                        section.cores_per_gpu if as_gpus else None,
+                        section.gpus_per_task if as_gpus else None)  # fmt: skip
 
 
 def uses_resource_planners(platform: LogPlatform, requests: list[ResourceRequest] | None) -> bool:
