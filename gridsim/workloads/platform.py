@@ -28,6 +28,7 @@ from pydantic import (
     PositiveFloat,
     PositiveInt,
     field_validator,
+    model_validator,
 )
 
 from gridsim.resources import CORES, NodeMode, capacity_matrix
@@ -100,6 +101,12 @@ class LogPlatformConfig(BaseModel):
         if len({node_class.memory_mb is None for node_class in value}) > 1:
             raise ValueError("give memory_mb for every class or for none")
         return value
+
+    @model_validator(mode="after")
+    def _tasks_of_gpus(self) -> LogPlatformConfig:
+        if self.gpus_per_task is not None and self.processors_as != "gpus":
+            raise ValueError("gpus_per_task splits GPUs into tasks: it needs processors_as: gpus")
+        return self
 
 
 @dataclass(frozen=True)
