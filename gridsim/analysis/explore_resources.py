@@ -27,7 +27,7 @@ CLASS_COLOURS = ("#D55E00", "#0072B2", "#009E73")
 #: The per-resource panel's lines: timeline column, legend label, colour.
 SERIES = (
     ("utilisation_cores", "cores", "#0072B2"),
-    ("utilisation_memory_mb", "memory", "#E69F00"),
+    ("utilisation_memory_mb", "memory", "#009E73"),
     ("utilisation_gpus", "GPUs", "#D55E00"),
     ("stranded_share", "cores stranded", "#555555"),
 )
