@@ -399,6 +399,12 @@ CASES: list[Case] = [
              "{node_classes: [{count: 2, gpus: 1}, {count: 6, performance: 2}], "
              "processors_as: gpus, cores_per_gpu: 2}\n", "platform.node_classes",
              files={"log.swf": GOOD_LOG}),
+    scenario("swf_replay", "GPU tasks of a log of processors", SWF_REPLAY + "platform: "
+             "{node_classes: [{count: 2, gpus: 4}], gpus_per_task: 4}\n", "platform",
+             files={"log.swf": GOOD_LOG}),
+    scenario("swf_replay", "GPU tasks larger than every node", SWF_REPLAY + "platform: "
+             "{node_classes: [{count: 8, gpus: 2}], processors_as: gpus, gpus_per_task: 4}\n",
+             "platform.gpus_per_task", files={"log.swf": GOOD_LOG}),
     # SWF logs, read before running.
     swf_log("a line with 6 fields", log_with("5 0 10 100 4 -1"), "log.swf, line 3"),
     swf_log("text in a numeric field", log_with(JOB_LINES[1].replace(" 50 ", " fifty ")),

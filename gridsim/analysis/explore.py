@@ -8,7 +8,9 @@ on the same time axis, zoom (wheel, box) and pan, a tooltip per job (id, user, s
 start, end, wait, processors, nodes, cost), a click that outlines the job and the jobs it
 waited behind -- those that held one of its nodes while it waited, from its submission to
 its start -- and a box to find a job by id (``gridsim explore``; the report links one page
-per policy).
+per policy). On nodes with cores, memory and GPUs, jobs can be coloured and filtered by
+resource class and a panel shows the share of every resource in use and of the cores
+stranded (:mod:`gridsim.analysis.explore_resources`).
 
 Why Bokeh: its canvas renderer draws the 70,000 rectangles of the whole KTH-SP2 log (28k
 jobs) in about a second and pans them smoothly (WebGL on a GPU), it indexes glyphs
@@ -32,8 +34,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gridsim.analysis import explore_resources
 from gridsim.analysis.jobflow_metrics import ran
+from gridsim.analysis.resource_metrics import has_resources
 from gridsim.analysis.timelines import Steps, processors_in_use, queue_length
+from gridsim.experiments.kinds import NodeCapacity
 
 #: Colours of the jobs' rectangles (Okabe-Ito without black, and four lighter tints): a
 #: job's colour is its id modulo their number, so neighbouring ids differ.
@@ -86,7 +91,7 @@ def rectangles(jobs: pd.DataFrame) -> pd.DataFrame:
 
 def _steps_source(steps: Steps, timeline: Timeline, scale: float = 1.0) -> dict[str, Any]:
     """A step function in axis units with the area under it up to each change, from which
-    the page computes exact means over any bins (``_PANEL``)."""
+    the page computes exact means over any bins (``gridsim/data/explore/view.js``)."""
     times, values = timeline.axis(steps.times), steps.values / scale
     area = np.concatenate([[0.0], np.cumsum(values[:-1] * np.diff(times))])
     return {"t": times, "v": values, "area": area}
@@ -99,8 +104,13 @@ def explorer_document(
     machine: int | None = None,
     backend: str = "canvas",
     unavailable: pd.DataFrame | None = None,
+    node_capacity: NodeCapacity | None = None,
 ) -> Any:
     """The Bokeh document of one run's explorer (see the module docstring).
+
+    ``node_capacity``: the cores, memory and GPUs of a run's nodes: its jobs can then be coloured
+    and filtered by resource class, and a panel shows every resource's share in use
+    (:mod:`gridsim.analysis.explore_resources`).
 
     ``unavailable``: a job flow's local load and outages (tasks table rows: ``node``,
     ``start``, ``end``), drawn grey under the jobs.
@@ -112,7 +122,9 @@ def explorer_document(
     from bokeh.document import Document
     from bokeh.layouts import column, row
     from bokeh.models import (
+        BooleanFilter,
         BoxZoomTool,
+        CDSView,
         ColumnDataSource,
         CustomJS,
         Div,
@@ -147,6 +159,7 @@ def explorer_document(
     gantt.yaxis.axis_label = "node"
     gantt.xaxis.axis_label = "date (UTC)" if timeline.dates else f"time ({timeline.unit})"
     ids = done["job_id"].to_numpy(dtype=np.int64)
+    on_resources = node_capacity is not None and has_resources(done)
     quads = ColumnDataSource({
         "left": timeline.axis(shapes["start"].to_numpy()),
         "right": timeline.axis(shapes["finish"].to_numpy()),
@@ -155,8 +168,15 @@ def explorer_document(
         "row": shapes["row"].to_numpy(dtype=np.int32),
         "colour": (ids[shapes["row"].to_numpy()] % len(JOB_COLOURS)).astype(np.uint8),
     })  # fmt: skip
-    mapper = LinearColorMapper(palette=list(JOB_COLOURS), low=-0.5,
-                               high=len(JOB_COLOURS) - 0.5)  # fmt: skip
+    palette = [*JOB_COLOURS, *explore_resources.CLASS_COLOURS]
+    mapper = LinearColorMapper(palette=palette, low=-0.5, high=len(palette) - 0.5)
+    view = {}
+    if on_resources:  # colour codes by job and by class, and a filter by class
+        classes = explore_resources.class_codes(done)
+        quads.data["by_job"] = quads.data["colour"]
+        quads.data["by_class"] = (len(JOB_COLOURS) + classes[shapes["row"]]).astype(np.uint8)
+        view_filter = BooleanFilter(booleans=[True] * len(shapes))
+        view = {"view": CDSView(filter=view_filter)}
     if unavailable is not None and not unavailable.empty:
         gantt.quad(left=timeline.axis(unavailable["start"].to_numpy()),
                    right=timeline.axis(unavailable["end"].to_numpy()),
@@ -169,7 +189,7 @@ def explorer_document(
                        fill_color={"field": "colour", "transform": mapper},
                        line_color="#333333", line_width=0.3, line_alpha=0.6,
                        selection_fill_alpha=1.0, nonselection_fill_alpha=0.18,
-                       nonselection_line_alpha=0.1)  # fmt: skip
+                       nonselection_line_alpha=0.1, **view)  # fmt: skip
     # Level of detail: a view holding more rectangles than a canvas redraws at once shows
     # the schedule as an image (each node's job at each of RASTER_BINS instants) and the
     # panels as means over as many bins, instead of every rectangle and step.
@@ -180,26 +200,41 @@ def explorer_document(
     gantt.quad(source=outlines, left="left", right="right", bottom="bottom", top="top",
                fill_alpha=0, line_color="colour", line_width=2.5)  # fmt: skip
     job_source = ColumnDataSource(_job_columns(done, timeline))
+    controls = []
+    if on_resources:
+        job_source.data["resources"] = explore_resources.tooltip_lines(done)
+        controls = explore_resources.class_controls(boxes, quads, view_filter, classes)
     tooltip = Div(text="", visible=False, styles={"position": "fixed", "z-index": "10"},
                   name="gridsim-tooltip")  # fmt: skip
     status = Div(text=_summary(done, jobs), name="gridsim-status")
     search = TextInput(title="find a job by id", placeholder="job id, then Enter",
                        width=200, name="gridsim-search")  # fmt: skip
-    panels, lines = [], []
     busy_scale = float(machine or 1)
-    for label, steps, scale, colour in (
+    series = [
         ("busy (share)" if machine else "processors busy",
-         processors_in_use(done), busy_scale, "#0072B2"),
-        ("waiting (jobs)", queue_length(jobs), 1.0, "#D55E00"),
-    ):  # fmt: skip
-        panel = figure(x_axis_type=x_type, height=150, sizing_mode="stretch_width",
-                       x_range=gantt.x_range, tools=[PanTool(), WheelZoomTool(), ResetTool()],
+         [("", processors_in_use(done), busy_scale, "#0072B2")]),
+        ("waiting (jobs)", [("", queue_length(jobs), 1.0, "#D55E00")]),
+    ]  # fmt: skip
+    if on_resources:
+        shares = explore_resources.resource_series(done, node_capacity)
+        series.append(("share in use", [(name, steps, 1.0, c) for name, steps, c in shares]))
+    panels, lines = [], []
+    edges = np.linspace(*_run_extent(jobs, done), PANEL_BINS + 1)
+    for label, drawn in series:
+        panel = figure(x_axis_type=x_type, height=150 if len(drawn) == 1 else 190,
+                       sizing_mode="stretch_width", x_range=gantt.x_range,
+                       tools=[PanTool(), WheelZoomTool(), ResetTool()],
                        output_backend=backend)  # fmt: skip
-        edges = np.linspace(*_run_extent(jobs, done), PANEL_BINS + 1)
-        line = ColumnDataSource({"x": timeline.axis(edges[:-1]),
-                                 "y": steps.binned_means(edges) / scale})  # fmt: skip
-        panel.step(source=line, x="x", y="y", mode="after", color=colour, line_width=1.2)
-        lines.append((ColumnDataSource(_steps_source(steps, timeline, scale)), line))
+        for name, steps, scale, colour in drawn:
+            line = ColumnDataSource({"x": timeline.axis(edges[:-1]),
+                                     "y": steps.binned_means(edges) / scale})  # fmt: skip
+            legend = {"legend_label": name} if name else {}
+            panel.step(source=line, x="x", y="y", mode="after", color=colour, line_width=1.2,
+                       **legend)  # fmt: skip
+            lines.append((ColumnDataSource(_steps_source(steps, timeline, scale)), line))
+        if len(drawn) > 1:
+            panel.legend.location, panel.legend.orientation = "top_left", "horizontal"
+            panel.legend.label_text_font_size = "8pt"
         panel.yaxis.axis_label = label
         panel.toolbar.active_scroll = panel.tools[1]
         panels.append(panel)
@@ -208,10 +243,10 @@ def explorer_document(
     switch = CustomJS(args={"boxes": boxes, "raster": raster, "range": gantt.x_range,
                             "whole": last_x - first_x, "count": len(shapes),
                             "limit": DETAIL_RECTANGLES, "lines": lines, "bins": PANEL_BINS},
-                      code=_SWITCH + _PANEL)  # fmt: skip
+                      code=_script("view.js"))  # fmt: skip
     gantt.x_range.js_on_change("start", switch)
     gantt.x_range.js_on_change("end", switch)
-    code = (resources.files("gridsim") / "data" / "explore" / "explorer.js").read_text()
+    code = _script("explorer.js")
     arguments = dict(quads=quads, jobs=job_source, outlines=outlines, tooltip=tooltip,
                      gantt=gantt, status=status, search=search, boxes=boxes,
                      raster=raster)  # fmt: skip
@@ -224,45 +259,16 @@ def explorer_document(
     search.js_on_change("value", CustomJS(
         args={"setup": setup}, code="setup.execute(null, {search: cb_obj.value})"))  # fmt: skip
     document = Document()
-    document.add_root(column(row(search, status), gantt, *panels, tooltip,
-                             sizing_mode="stretch_width"))  # fmt: skip
+    top = [row(search, status), *([row(*controls)] if controls else [])]
+    document.add_root(column(*top, gantt, *panels, tooltip, sizing_mode="stretch_width"))
     ready = CustomJS(args={"setup": setup}, code="setup.execute(null, {ready: true})")
     document.js_on_event("document_ready", ready)
     return document
 
 
-#: Shows the rectangles when the view is expected to hold at most DETAIL_RECTANGLES of them
-#: (the jobs spread evenly over time), the image otherwise.
-_SWITCH = """
-const shown = count * (range.end - range.start) / whole <= limit
-if (boxes.visible !== shown) { boxes.visible = shown; raster.visible = !shown }
-"""
-#: The panels show the exact time-weighted mean of their step function over each of ``bins``
-#: equal bins of the view (Steps.binned_means, in the page): as fine as the screen at any zoom.
-_PANEL = """
-const a = range.start, b = range.end, width = (b - a) / bins
-for (const [steps, line] of lines) {
-  const t = steps.data.t, v = steps.data.v, area = steps.data.area
-  const under = (x) => {
-    if (x <= t[0]) return 0
-    let low = 0, high = t.length - 1
-    while (low < high) {
-      const mid = (low + high + 1) >> 1
-      if (t[mid] <= x) low = mid; else high = mid - 1
-    }
-    return area[low] + v[low] * (x - t[low])
-  }
-  const x = new Float64Array(bins), y = new Float64Array(bins)
-  let before = under(a)
-  for (let i = 0; i < bins; i++) {
-    const after = under(a + (i + 1) * width)
-    x[i] = a + i * width
-    y[i] = (after - before) / width
-    before = after
-  }
-  line.data = {x, y}
-}
-"""
+def _script(name: str) -> str:
+    """The page's JavaScript of ``gridsim/data/explore/<name>``."""
+    return (resources.files("gridsim") / "data" / "explore" / name).read_text()
 
 
 def _run_extent(jobs: pd.DataFrame, done: pd.DataFrame) -> tuple[float, float]:
@@ -305,7 +311,7 @@ def _job_columns(done: pd.DataFrame, timeline: Timeline) -> dict[str, Any]:
     state = done["final_state"].map({s: i for i, s in enumerate(STATES)}).fillna(0)
     return {
         "job_id": done["job_id"].to_numpy(dtype=np.int64),
-        "user_id": done["user_id"].to_numpy(dtype=np.int32),
+        "user_id": done["user_id"].fillna(-1).to_numpy(dtype=np.int32),  # a model: none
         "submit": timeline.axis(done["submit_time"].to_numpy()),
         "start": timeline.axis(done["start_time"].to_numpy()),
         "finish": timeline.axis(done["finish_time"].to_numpy()),
@@ -357,7 +363,8 @@ def write_explorer(
                            point=dict((selection or {}).items()))  # fmt: skip
         unavailable = tasks[tasks["job_id"] < 0]
     layout = explorer_document(jobs, name, timeline, kind.machine_size(scenario, results.runs),
-                               unavailable=unavailable)  # fmt: skip
+                               unavailable=unavailable,
+                               node_capacity=kind.node_capacity(scenario))  # fmt: skip
     page = file_html(layout, INLINE, title=f"gridsim explore: {name}")
     path.write_text(page, encoding="utf-8")
     return int(ran(jobs).sum())

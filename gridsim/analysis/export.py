@@ -274,8 +274,12 @@ def replay_header(scenario: dict[str, Any]) -> tuple[SwfHeader, dict[str, object
 
 def log_start(scenario: dict[str, Any]) -> float | None:
     """The Unix time of a replayed log's time 0 (its header's UnixStartTime), from the
-    resolved scenario; None when the header has none or the log is no longer there."""
-    path = scenario["workload"]["path"]
+    resolved scenario; None when the header has none, the log is no longer there, or the
+    jobs come from a model (``workload: {model: ...}``, whose times start at 0)."""
+    workload = scenario["workload"]
+    if "model" in workload:
+        return None
+    path = workload["path"]
     try:
         header = read_header(Path(path).expanduser() if path else bundled_swf())
     except OSError:  # the log moved since the run: times stay seconds

@@ -15,7 +15,10 @@ each kind gets its own section, built from what its declaration lists
   its 95% interval and the number of replications paired, one collapsible group per point;
 * figures (:mod:`gridsim.analysis.figures`): comparison bars, advantage curves over swept
   fields, and the kind's schedule figures -- Gantt chart, utilisation and queue length over
-  time, distributions of wait and bounded slowdown, wait by job size and by user.
+  time, distributions of wait and bounded slowdown, wait by job size and by user;
+* for runs on nodes with cores, memory and GPUs, a section of their own
+  (:mod:`gridsim.analysis.report_resources`): per-resource metrics, waits by resource class,
+  utilisation of every resource and stranded cores over time.
 
 The document is built once as a list of blocks and rendered twice
 (:mod:`gridsim.analysis.report_render`), so the Markdown and the HTML say the same thing.
@@ -31,6 +34,7 @@ from typing import Any
 import pandas as pd
 
 from gridsim.analysis import figures as report_figures
+from gridsim.analysis import report_resources
 from gridsim.analysis.report_render import (
     Block,
     format_mean,
@@ -38,6 +42,7 @@ from gridsim.analysis.report_render import (
     render_html,
     render_markdown,
 )
+from gridsim.analysis.resource_metrics import LABELS as RESOURCE_LABELS
 from gridsim.analysis.results import (
     Results,
     ResultsError,
@@ -136,9 +141,33 @@ def section(results: Results, out_dir: Path, explore: bool = True) -> list[Block
     drawn = report_figures.run_figures(results, runs, kind, baseline, prefix)
     drawn += report_figures.schedule_figures(results, kind, baseline, prefix)
     blocks += [Block("heading", "Figures", 3), *write_figures(drawn, out_dir)]
+    blocks += resource_blocks(results, runs, kind, keys, out_dir, prefix)
     if explore and "explore" in kind.trace_commands and not results.jobs.empty:
         blocks += explorer_pages(results, out_dir, prefix)
     return blocks
+
+
+def resource_blocks(
+    results: Results, runs: pd.DataFrame, kind: KindDeclaration, keys: list[str],
+    out_dir: Path, prefix: str,
+) -> list[Block]:  # fmt: skip
+    """Cores, memory and GPUs (:mod:`gridsim.analysis.report_resources`): only for runs on
+    nodes that declare them."""
+    data = report_resources.resource_runs(results, kind, prefix)
+    if data is None:
+        return []
+    metrics = [m for m in RESOURCE_LABELS if m in runs.columns and runs[m].notna().any()]
+    return [Block("heading", "Cores, memory and GPUs", 3),
+            Block("text", "Utilisation of every resource (amount-time held over capacity x "
+                          "the span from the first submission to the last end), stranded "
+                          "cores (free cores on nodes whose free memory is below one core's "
+                          "share or whose GPUs are all held, time-average) and mean waits by "
+                          "resource class, over replications ± the half-width of the 95% "
+                          "interval:"),
+            Block("table", means_table(runs, metrics, keys, kind)),
+            Block("text", f"Waits by resource class: {data.described}."),
+            Block("table", report_resources.wait_by_class_table(data)),
+            *write_figures(report_resources.resource_figures(data), out_dir)]  # fmt: skip
 
 
 def paired_blocks(

@@ -18,12 +18,14 @@ from matplotlib.figure import Figure
 
 from gridsim.analysis.jobflow_metrics import ran
 from gridsim.analysis.palette import policy_styles
+from gridsim.analysis.resource_metrics import RESOURCE_CLASSES
 from gridsim.analysis.timelines import bin_edges, processors_in_use, queue_length
 
 __all__ = [
     "plot_cdf",
     "plot_queue_length",
     "plot_utilisation",
+    "plot_wait_by_resource_class",
     "plot_wait_by_size",
     "plot_wait_by_user",
     "size_class",
@@ -33,14 +35,14 @@ __all__ = [
 TOP_USERS = 10
 
 
-def _time_axis(values: np.ndarray, origin: float | None) -> np.ndarray:
+def time_axis(values: np.ndarray, origin: float | None) -> np.ndarray:
     """Times as dates when the log gives its start, else as they are."""
     if origin is None:
         return values
     return pd.to_datetime(origin + values, unit="s").to_numpy()
 
 
-def _time_label(time_unit: str, origin: float | None) -> str:
+def time_label(time_unit: str, origin: float | None) -> str:
     return "date (UTC)" if origin is not None else f"time ({time_unit})"
 
 
@@ -52,13 +54,13 @@ def _over_time(
     axes = figure.add_subplot()
     styles = policy_styles(list(runs))
     edges = bin_edges(pd.concat(list(runs.values()), ignore_index=True), bins)
-    middles = _time_axis((edges[:-1] + edges[1:]) / 2, origin)
+    middles = time_axis((edges[:-1] + edges[1:]) / 2, origin)
     for policy, jobs in runs.items():
         means = series(jobs).binned_means(edges) / scale
         style = styles[policy]
         axes.plot(middles, means, label=policy, color=style.colour,
                   linestyle=style.line_style, linewidth=1.1)  # fmt: skip
-    axes.set_xlabel(_time_label(time_unit, origin))
+    axes.set_xlabel(time_label(time_unit, origin))
     axes.set_ylabel(ylabel)
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="policy")
@@ -99,7 +101,12 @@ def plot_queue_length(
 
 
 def _bin_width(runs: Mapping[str, pd.DataFrame], bins: int, time_unit: str) -> str:
-    edges = bin_edges(pd.concat(list(runs.values()), ignore_index=True), bins)
+    return bin_width_text(bin_edges(pd.concat(list(runs.values()), ignore_index=True), bins),
+                          time_unit)  # fmt: skip
+
+
+def bin_width_text(edges: np.ndarray, time_unit: str) -> str:
+    """The width of equal bins as a reader wants it (hours for long spans of seconds)."""
     width = float(edges[1] - edges[0])
     if time_unit == "s" and width >= 3600:
         return f"{width / 3600:.3g} h"
@@ -181,6 +188,21 @@ def plot_wait_by_size(runs: Mapping[str, pd.DataFrame], time_unit: str = "time u
     table = pd.DataFrame(means)
     return _grouped_bars(table, counts, "job size (processors)", f"mean wait ({time_unit})",
                          "mean wait by job size")  # fmt: skip
+
+
+def plot_wait_by_resource_class(
+    runs: Mapping[str, pd.DataFrame], time_unit: str = "time units"
+) -> Figure:
+    """Mean wait per resource class (``gpu``, ``memory``, ``cpu``: the jobs table's
+    ``resource_class``), one bar per policy."""
+    means, counts = {}, None
+    for policy, jobs in runs.items():
+        done = jobs[ran(jobs)]
+        classes = pd.Categorical(done["resource_class"], categories=RESOURCE_CLASSES)
+        means[policy] = done["wait_time"].groupby(classes, observed=True).mean()
+        counts = pd.Series(classes).value_counts() if counts is None else counts
+    return _grouped_bars(pd.DataFrame(means), counts, "resource class",
+                         f"mean wait ({time_unit})", "mean wait by resource class")  # fmt: skip
 
 
 def plot_wait_by_user(

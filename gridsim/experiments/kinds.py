@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from gridsim.config import ScenarioError, validate
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
     from gridsim.experiments.overrides import Override
@@ -35,6 +36,19 @@ def _no_origin(scenario: dict[str, Any]) -> float | None:
 
 def _no_machine(scenario: dict[str, Any], runs: pd.DataFrame) -> int | None:
     return None
+
+
+def _no_capacity(scenario: dict[str, Any]) -> NodeCapacity | None:
+    return None
+
+
+@dataclass(frozen=True)
+class NodeCapacity:
+    """The cores, memory and GPUs of every node (``capacity``: nodes x the kinds of
+    :mod:`gridsim.resources`), and whether memory is planned at all."""
+
+    capacity: np.ndarray
+    memory_tracked: bool
 
 
 @dataclass(frozen=True)
@@ -67,6 +81,8 @@ class KindDeclaration:
             UnixStartTime), so figures can show dates; None when times are not dates.
         machine_size: processors (nodes) of the machine of a resolved scenario and its runs
             table, for utilisation over time; None when unknown.
+        node_capacity: the nodes' cores, memory and GPUs of a resolved scenario, for the
+            per-resource figures; None when its nodes declare none.
         check_feasible: raises a ScenarioError naming the field when no replication of a
             scenario could give a result (:mod:`gridsim.experiments.feasibility`).
         comparable_runs: the runs that may be compared (batch cycles where every job was
@@ -88,6 +104,7 @@ class KindDeclaration:
     time_unit: str = "time units"
     time_origin: Callable[[dict[str, Any]], float | None] = _no_origin
     machine_size: Callable[[dict[str, Any], pd.DataFrame], int | None] = _no_machine
+    node_capacity: Callable[[dict[str, Any]], NodeCapacity | None] = _no_capacity
     check_feasible: Callable[[Any], None] | None = None
     comparable_runs: Callable[[pd.DataFrame], pd.DataFrame] = _same_runs
     jobs_of_schema_1: JobsOfSchema1 | None = None

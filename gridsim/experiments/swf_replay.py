@@ -42,11 +42,12 @@ import pandas as pd
 from pydantic import Field, field_validator
 
 from gridsim.analysis.jobflow_metrics import LABELS, job_metrics, jobflow_summary, per_user_summary
+from gridsim.analysis.resource_metrics import LABELS as RESOURCE_LABELS
 from gridsim.analysis.resource_metrics import resource_summary
 from gridsim.analysis.stats import summarise_by
 from gridsim.config import ScenarioBase, ScenarioError
 from gridsim.experiments import feasibility
-from gridsim.experiments.kinds import JobsOfSchema1, KindDeclaration
+from gridsim.experiments.kinds import JobsOfSchema1, KindDeclaration, NodeCapacity
 from gridsim.experiments.rejections import Count
 from gridsim.experiments.swf_replay_resources import (
     add_resource_columns,
@@ -112,6 +113,18 @@ def machine_size(scenario: dict[str, Any], runs: pd.DataFrame) -> int | None:
     return None
 
 
+def node_capacity(scenario: dict[str, Any]) -> NodeCapacity | None:
+    """The cores, memory and GPUs of the node classes of a resolved scenario (None when they
+    declare none: a processor count)."""
+    section = LogPlatformConfig.model_validate(scenario.get("platform") or {})
+    if not section.node_classes:
+        return None
+    platform = log_platform(None, section)
+    if platform.capacity is None:
+        return None
+    return NodeCapacity(platform.capacity, platform.memory_tracked)
+
+
 def _log_start(*args: Any, **kwargs: Any) -> Any:
     """:func:`gridsim.analysis.export.log_start`, imported when used (a replay needs none)."""
     from gridsim.analysis import export
@@ -133,13 +146,14 @@ DECLARATION = KindDeclaration(
     paired_metrics=("mean_wait_time", "mean_bounded_slowdown", "mean_response_time",
                     "total_cost"),
     bar_metrics=("mean_wait_time", "mean_bounded_slowdown"),
-    labels=LABELS,
+    labels={**LABELS, **RESOURCE_LABELS},
     figures=("gantt", "utilisation", "queue_length", "wait_cdf", "slowdown_cdf",
              "wait_by_size", "wait_by_user"),
     trace_commands=("gantt", "export", "explore"),
     time_unit="s",
     time_origin=_log_start,
     machine_size=machine_size,
+    node_capacity=node_capacity,
     check_feasible=feasibility.check_swf_replay,
     jobs_of_schema_1=JobsOfSchema1({"estimate": "requested_time"},
                                    threshold_field="bounded_slowdown_threshold"),

@@ -24,7 +24,7 @@ import pandas as pd
 from gridsim.analysis.resource_metrics import resource_classes
 from gridsim.config import ScenarioError
 from gridsim.experiments.swf_replay_tables import at_machine_speed, job_table, progress_callback
-from gridsim.resources import CORES, ResourceRequest
+from gridsim.resources import CORES, GPUS, ResourceRequest
 from gridsim.sim.log_replay import node_intervals, replay_resources
 from gridsim.sim.trace import allocation_text
 from gridsim.workloads.platform import LogPlatform
@@ -40,8 +40,10 @@ def requests_of(scenario: Any, log: WorkloadLog, platform: LogPlatform
     if platform.capacity is None:
         return None
     section = scenario.platform
-    cores_per_gpu = section.cores_per_gpu if section.processors_as == "gpus" else None
-    return job_requests(log.jobs, platform, section.default_memory_per_core_mb, cores_per_gpu)
+    as_gpus = section.processors_as == "gpus"
+    return job_requests(log.jobs, platform, section.default_memory_per_core_mb,
+                        section.cores_per_gpu if as_gpus else None,
+                        section.gpus_per_task if as_gpus else None)  # fmt: skip
 
 
 def uses_resource_planners(platform: LogPlatform, requests: list[ResourceRequest] | None) -> bool:
@@ -87,9 +89,14 @@ def check_platform(
     scenario: Any, platform: LogPlatform, requests: list[ResourceRequest] | None
 ) -> None:
     """A ScenarioError when no job of the log fits the node classes (one task per node where
-    the nodes differ in performance)."""
+    the nodes differ in performance), or GPU tasks are larger than every node."""
     if not uses_resource_planners(platform, requests):
         return
+    most = int(platform.capacity[:, GPUS].max())
+    per_task = scenario.platform.gpus_per_task
+    if per_task is not None and per_task > most:
+        raise ScenarioError(f"platform.gpus_per_task: {per_task} GPUs per task, but no node has "
+                            f"more than {most}")  # fmt: skip
     assert requests is not None
     if one_task_per_node(scenario, platform):
         tasks = (_tasks(request, platform.capacity) for request in requests)

@@ -28,6 +28,7 @@ from pydantic import (
     PositiveFloat,
     PositiveInt,
     field_validator,
+    model_validator,
 )
 
 from gridsim.resources import CORES, NodeMode, capacity_matrix
@@ -73,6 +74,10 @@ class LogPlatformConfig(BaseModel):
         processors_as: what a job's processor count asks for: "cores" (one each) or "gpus"
             (one GPU each, with ``cores_per_gpu`` cores and their memory, on any nodes).
         cores_per_gpu: cores a GPU of a job asks for with it (``processors_as: gpus``).
+        gpus_per_task: with ``processors_as: gpus``, a job's GPUs in tasks of at most this
+            many, one task per node (a job of g GPUs: ceil(g / gpus_per_task) tasks of equal
+            GPUs, rounded up), as the window-search policies place a job's tasks; None: GPUs
+            one by one, on any nodes.
         resource_planning: on nodes of one performance, plan cores, memory and GPUs on the
             multi-resource profile ("profile") or place one task per node with the
             scenario's window-search policy on the nodes able to hold it ("one_task_per_node",
@@ -87,6 +92,7 @@ class LogPlatformConfig(BaseModel):
     default_memory_per_core_mb: PositiveInt | None = None
     processors_as: Literal["cores", "gpus"] = "cores"
     cores_per_gpu: PositiveInt = 1
+    gpus_per_task: PositiveInt | None = None
     resource_planning: Literal["profile", "one_task_per_node"] = "profile"
 
     @field_validator("node_classes")
@@ -95,6 +101,12 @@ class LogPlatformConfig(BaseModel):
         if len({node_class.memory_mb is None for node_class in value}) > 1:
             raise ValueError("give memory_mb for every class or for none")
         return value
+
+    @model_validator(mode="after")
+    def _tasks_of_gpus(self) -> LogPlatformConfig:
+        if self.gpus_per_task is not None and self.processors_as != "gpus":
+            raise ValueError("gpus_per_task splits GPUs into tasks: it needs processors_as: gpus")
+        return self
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ Which shape a job's request takes (docs/resources.md, "Requests from logs"):
    field 10, KB per processor, rounded up to whole MiB; a per-node figure over the cores per
    node), else the platform's ``default_memory_per_core_mb``, else none;
 3. with the platform's ``processors_as: gpus``, a processor count is GPUs instead: one GPU
-   each, with ``cores_per_gpu`` cores and their memory, spread over any nodes.
+   each, with ``cores_per_gpu`` cores and their memory, spread over any nodes; with
+   ``gpus_per_task``, in tasks of up to that many GPUs, one per node (:func:`gpu_tasks`).
 
 Memory counts only on a platform whose node classes give ``memory_mb``. Cost: O(jobs).
 """
@@ -42,10 +43,11 @@ def job_requests(
     platform: LogPlatform,
     default_memory_per_core_mb: int | None = None,
     cores_per_gpu: int | None = None,
+    gpus_per_task: int | None = None,
 ) -> list[ResourceRequest]:
     """One request per job (rows in order), by the rules of the module docstring; with
     ``cores_per_gpu``, a job's processors are GPUs, each with that many cores (and their
-    memory)."""
+    memory), in tasks of up to ``gpus_per_task`` GPUs when given."""
     count = len(jobs)
     nodes = _column(jobs, "nodes")
     cores_per_node = _column(jobs, "cores_per_node")
@@ -68,12 +70,24 @@ def job_requests(
             requests.append(ResourceRequest(int(nodes[i]), unit, one_per_node=True))
         elif cores_per_gpu is not None:
             memory = cores_per_gpu * int(per_core[i]) if tracked and per_core[i] > 0 else 0
-            requests.append(ResourceRequest(int(procs[i]), (cores_per_gpu, memory, 1)))
+            gpu = ResourceRequest(int(procs[i]), (cores_per_gpu, memory, 1))
+            requests.append(gpu if gpus_per_task is None else gpu_tasks(gpu, gpus_per_task))
         elif tracked and per_core[i] > 0:
             requests.append(ResourceRequest(int(procs[i]), (1, int(per_core[i]), 0)))
         else:
             requests.append(processors(int(procs[i])))
     return requests
+
+
+def gpu_tasks(gpus: ResourceRequest, gpus_per_task: int) -> ResourceRequest:
+    """A request of g single GPUs (with their cores and memory) as ceil(g / gpus_per_task)
+    tasks of equal GPUs, one per node: each task ceil(g / tasks) GPUs, so a job of 6 GPUs in
+    tasks of up to 4 asks for 2 tasks of 3, and one of 5 for 2 tasks of 3 (a GPU more than
+    it asked for, as the tasks of a window are alike)."""
+    tasks = math.ceil(gpus.units / gpus_per_task)
+    per_task = math.ceil(gpus.units / tasks)
+    unit = tuple(per_task * amount for amount in gpus.unit)
+    return ResourceRequest(tasks, unit, one_per_node=True)
 
 
 def never_fitting(requests: list[ResourceRequest], capacity: np.ndarray) -> np.ndarray:

@@ -78,3 +78,24 @@ def heterogeneous_replay_run() -> Path:
     workload = scenario.workload.model_copy(update={"max_jobs": 60})
     return _run(source, "replay-heterogeneous", 1, workload=workload, schedulers=["easy"],
                 progress=False)  # fmt: skip
+
+
+@functools.cache
+def gpu_replay_run() -> Path:
+    """The GPU-cluster scenario's first 120 jobs (cores, memory and GPUs), FCFS and EASY."""
+    source = SCENARIOS / "gpu-cluster.yaml"
+    scenario, _ = load_scenario(source)
+    workload = scenario.workload.model_copy(update={"jobs": 120})
+    return _run(source, "replay-gpu", 1, workload=workload, schedulers=["fcfs", "easy"],
+                progress=False)  # fmt: skip
+
+
+@functools.cache
+def memory_replay_run() -> Path:
+    """The memory-bound scenario on the bundled log's first 80 jobs (400 MiB per core on
+    nodes of 768 MiB and 2 GiB), conservative."""
+    source = SCENARIOS / "memory-bound.yaml"
+    scenario, _ = load_scenario(source)
+    workload = scenario.workload.model_copy(update={"max_jobs": 80})
+    return _run(source, "replay-memory", 1, workload=workload, schedulers=["conservative"],
+                progress=False)  # fmt: skip

@@ -13,8 +13,10 @@ import os
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from analysis_runs import jobflow_run
 
 import gridsim
@@ -178,3 +180,99 @@ def test_a_view_of_more_rectangles_than_the_limit_shows_the_image_until_zoomed_i
     for _ in range(4):  # zoom in to a view holding fewer than 1,000 rectangles
         chromium.wheel(driver, 700, y, -600)
     assert chromium.explorer(driver, shown) == [True, False]
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
+    """The explorer of EASY on 60 jobs of three resource classes (GPU jobs, memory-heavy
+    jobs, plain cores) on four nodes of 8 cores, 16 GiB and 2 GPUs, and those jobs."""
+    from gridsim.workloads.jobs_table import write_jobs_table
+    from gridsim.workloads.records import Records, records_frame
+    from gridsim.workloads.swf import SwfHeader
+
+    folder = tmp_path_factory.mktemp("mixed")
+    count, shape = 60, np.arange(60) % 3  # gpu, memory, cpu in turn
+    columns = {
+        "job_id": np.arange(1, count + 1), "submit_time": np.arange(count) * 40.0,
+        "run_time": 300.0 + 50 * (np.arange(count) % 7), "requested_time": np.full(count, 900.0),
+        "requested_processors": np.full(count, 2), "user_id": np.arange(count) % 4 + 1,
+        "status": np.ones(count, dtype=int), "wait_time": np.zeros(count),
+        "nodes": np.ones(count, dtype=int), "cores_per_node": np.full(count, 2),
+        "requested_memory_per_node_mb": np.where(shape == 1, 12288.0, 1024.0),
+        "gpus_per_node": np.where(shape == 0, 1, 0),
+    }  # fmt: skip
+    log = Records(records_frame(columns, count), SwfHeader((("MaxProcs", "32"),)), "mixed",
+                  "jobs_table", count)  # fmt: skip
+    write_jobs_table(log, folder / "mixed.parquet")
+    document = {"name": "mixed", "kind": "swf_replay", "seed": 1, "progress": False,
+                "schedulers": ["easy"], "workload": {"path": str(folder / "mixed.parquet")},
+                "platform": {"node_classes": [{"count": 4, "cores": 8, "memory_mb": 16384,
+                                               "gpus": 2}]}}  # fmt: skip
+    scenario, text = load_scenario(yaml.safe_dump(document))
+    run_experiment(scenario, text, replications=1, jobs=1, out_dir=folder / "results",
+                   progress=False)  # fmt: skip
+    results = gridsim.load_results(folder / "results")
+    page = folder / "easy.html"
+    write_explorer(results, page, policy="easy", selection={"replication": 0})
+    return page, results.jobs
+
+
+def _model(driver, name: str, expression: str):
+    return driver.execute_script(
+        f"const m = Bokeh.documents[0].get_model_by_name('{name}'); return {expression}"
+    )
+
+
+def test_jobs_are_coloured_and_filtered_by_resource_class(driver, mixed):
+    page, jobs = mixed
+    chromium.open_explorer(driver, page)
+    assert sorted(set(jobs.resource_class)) == ["cpu", "gpu", "memory"]
+    colours = "e.gantt.renderers.map(r => r.data_source.data.colour).find(c => c !== undefined)"
+    codes = "Array.from(" + colours + ")"
+    by_job = chromium.explorer(driver, codes)
+    _model(driver, "gridsim-colour", "m.value = 'resource class'")
+    rows = chromium.explorer(driver, "Array.from(e.gantt.renderers.map(r => r.data_source.data"
+                                     ".row).find(c => c !== undefined))")  # fmt: skip
+    drawn = jobs[jobs.start_time.notna()].reset_index(drop=True)
+    expected = [12 + ("gpu", "memory", "cpu").index(drawn.resource_class[r]) for r in rows]
+    assert chromium.explorer(driver, codes) == expected != by_job
+    _model(driver, "gridsim-colour", "m.value = 'job'")
+    assert chromium.explorer(driver, codes) == by_job
+    _model(driver, "gridsim-classes", "m.active = [0]")  # GPU jobs only
+    shown = driver.execute_script(
+        "const f = [...Bokeh.documents[0].all_models].find(m => m.type == 'BooleanFilter');"
+        "return Array.from(f.booleans)")  # fmt: skip
+    assert shown == [drawn.resource_class[r] == "gpu" for r in rows] and 0 < sum(shown) < len(rows)
+    job_id = int(drawn[drawn.resource_class == "memory"].job_id.iloc[0])  # hidden now
+    row = chromium.explorer(driver, f"e.rowOf({job_id})")
+    chromium.move_to(driver, *chromium.explorer(driver, f"e.point({row})"))
+    assert chromium.explorer(driver, "e.hovered") != job_id
+    _model(driver, "gridsim-classes", "m.active = [1]")  # memory jobs only: one per node
+    chromium.move_to(driver, *chromium.explorer(driver, f"e.point({row})"))
+    assert chromium.explorer(driver, "e.hovered") == job_id
+    tooltip = _model(driver, "gridsim-tooltip", "m.text")
+    assert "held 2 cores, 12 GiB, 0 GPUs (memory)" in tooltip
+
+
+def test_the_resource_panel_shows_every_resource_s_share_in_use(driver, mixed):
+    from gridsim.analysis.resource_metrics import resource_timeline
+    from gridsim.resources import capacity_matrix
+
+    page, jobs = mixed
+    chromium.open_explorer(driver, page)
+    figures = driver.execute_script(
+        "return [...Bokeh.documents[0].all_models].filter(m => m.type == 'Figure').length"
+    )
+    assert figures == 4  # the Gantt chart, busy, waiting and the resource panel
+    legend = driver.execute_script(
+        "return [...Bokeh.documents[0].all_models].filter(m => m.type == 'LegendItem')"
+        ".map(i => i.label.value)")  # fmt: skip
+    assert legend == ["cores", "memory", "GPUs", "cores stranded"]
+    series = driver.execute_script(  # the step functions the panel bins (t, v per line)
+        "return [...Bokeh.documents[0].all_models].filter(m => m.type == 'ColumnDataSource'"
+        " && m.data.area !== undefined).map(s => [Array.from(s.data.t), Array.from(s.data.v)])"
+    )
+    capacity = capacity_matrix([8] * 4, [16384] * 4, [2] * 4)
+    timeline = resource_timeline(jobs, capacity, True)
+    gpus = [t for t in series if t[1] == pytest.approx(list(timeline.utilisation_gpus))]
+    assert len(series) == 6 and gpus and max(gpus[0][1]) > 0

@@ -93,6 +93,8 @@ def test_the_report_of_a_log_replay_has_its_metrics_figures_and_explorer_pages(t
     assert all("scenario swf-replay, replication 0" in line for line in images
                if "mean over" not in line)  # fmt: skip
     assert '<td class="number">' in html and "<figcaption>" in html and "<style>" in html
+    assert "Cores, memory and GPUs" not in markdown  # processors only: no resource section
+    assert not names & {"swf-replay-resource-utilisation.png", "swf-replay-stranded-cores.png"}
     for policy in ("easy", "conservative"):
         assert f'href="swf-replay-explore-{policy}.html"' in html
         assert (tmp_path / f"swf-replay-explore-{policy}.html").stat().st_size > 1e5

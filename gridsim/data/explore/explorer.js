@@ -58,7 +58,8 @@ function describe(row) {
   return `<b>job ${j.job_id[row]}</b> (${user}, ${states[j.state[row]]})<br>` +
     `submit ${time(j.submit[row])}<br>start ${time(j.start[row])}<br>` +
     `end ${time(j.finish[row])}<br>wait ${duration(j.wait[row])}<br>` +
-    `${j.processors[row]} processors: nodes ${j.nodes[row]}<br>cost ${cost}`
+    `${j.processors[row]} processors: nodes ${j.nodes[row]}<br>` +
+    (j.resources ? `held ${j.resources[row]}<br>` : "") + `cost ${cost}`
 }
 
 // The jobs that held one of row's nodes while it waited, [submit, start).
