@@ -12,7 +12,21 @@ UNUSED = (
     "matplotlib", "dask", "distributed", "pyarrow.dataset", "bokeh", "scipy", "nbformat",
     "simpy", "gridsim.selection.criteria", "gridsim.analysis.export", "gridsim.experiments.batch",
     "gridsim.experiments.cloud", "gridsim.experiments.jobflow", "gridsim.experiments.window_search",
+    "gridsim.cli_workload", "gridsim.workloads.convert", "gridsim.workloads.swf_writer",
+    "gridsim.workloads.batsim", "gridsim.workloads.slurm", "gridsim.workloads.jobs_table",
 )  # fmt: skip
+#: What the ``gridsim`` command's start (``--help``, ``--version``, shell completion, and every
+#: command before its own imports) never needs.
+NOT_AT_START = ("numpy", "pandas", "pyarrow", "matplotlib", "gridsim.workloads.lublin")
+
+
+def test_the_command_starts_without_numpy_pandas_or_the_workload_commands():
+    code = "import sys, gridsim.cli\nprint(' '.join(sorted(sys.modules)))\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)  # fmt: skip
+    loaded = set(result.stdout.split())
+    assert "gridsim.cli" in loaded
+    assert sorted(name for name in NOT_AT_START if name in loaded) == []
 
 
 def test_a_replay_run_imports_no_plotting_cluster_or_other_kinds(tmp_path):
