@@ -19,12 +19,15 @@ Cost: O(allocation entries log entries).
 from __future__ import annotations
 
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from gridsim.resources import CORES, GPUS, MEMORY, RESOURCE_KINDS
 from gridsim.sim.trace import allocation_amounts
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RESOURCE_CLASSES = ("gpu", "memory", "cpu")
 

@@ -42,7 +42,30 @@ _HOMES = {
     "write_swf": "swf_writer",
     "tsafrir_estimates": "tsafrir",
 }  # fmt: skip
-__all__ = sorted(_HOMES)
+__all__ = [
+    "LogPlatform",
+    "LogPlatformConfig",
+    "LublinParameters",
+    "NodeClass",
+    "ReadReport",
+    "Records",
+    "SwfFormatError",
+    "SwfHeader",
+    "SwfLog",
+    "SwfMapping",
+    "SwfReadReport",
+    "WorkloadFormatError",
+    "WorkloadLog",
+    "apply_mapping",
+    "bundled_swf",
+    "log_platform",
+    "lublin_jobs",
+    "read_records",
+    "read_swf",
+    "read_workload",
+    "tsafrir_estimates",
+    "write_swf",
+]
 
 
 def __getattr__(name: str) -> Any:

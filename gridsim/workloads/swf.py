@@ -38,8 +38,6 @@ from gridsim.workloads.records import (
     Records,
     WorkloadFormatError,
     WorkloadLog,
-    add_unknown_record_fields,
-    swf_frame,
 )
 from gridsim.workloads.sources import open_text, text_chunks
 
@@ -186,8 +184,7 @@ def read_swf_records(path: str | Path, on_malformed: str = "error") -> Records:
             blocks.append(values)
             lines_read += len(lines)
     values = np.concatenate(blocks) if blocks else np.empty((0, len(SWF_FIELDS)))
-    records = add_unknown_record_fields(swf_frame(values))
-    return Records(records=records, header=SwfHeader.from_comments(comments), source=source,
+    return Records(table=values, header=SwfHeader.from_comments(comments), source=source,
                    format="swf", lines_read=lines_read, comment_lines=len(comments),
                    malformed=tuple(malformed))  # fmt: skip
 
