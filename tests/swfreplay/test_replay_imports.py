@@ -13,7 +13,7 @@ UNUSED = (
     "simpy", "gridsim.selection.criteria", "gridsim.analysis.export", "gridsim.experiments.batch",
     "gridsim.experiments.cloud", "gridsim.experiments.jobflow", "gridsim.experiments.window_search",
     "gridsim.cli_workload", "gridsim.workloads.convert", "gridsim.workloads.swf_writer",
-    "gridsim.workloads.batsim", "gridsim.workloads.slurm", "gridsim.workloads.jobs_table",
+    "gridsim.workloads.batsim", "gridsim.workloads.slurm", "gridsim.workloads.jobs_table", "tqdm",
 )  # fmt: skip
 #: What the ``gridsim`` command's start (``--help``, ``--version``, shell completion, and every
 #: command before its own imports) never needs.
