@@ -192,7 +192,6 @@ class MemoryStore:
     path: Path | None = None
 
     def __init__(self, manifest: dict[str, Any] | None = None) -> None:
-
         self.chunks: dict[Chunk, dict[str, pd.DataFrame]] = {}
         self.manifest: dict[str, Any] = {} if manifest is None else manifest
 
@@ -227,7 +226,6 @@ class FolderStore:
     of leftovers of killed runs; chunks are added as they finish."""
 
     def __init__(self, path: Path, manifest: dict[str, Any], lock: Any) -> None:
-
         self.path = path
         self.manifest = manifest
         self._lock = lock
