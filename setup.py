@@ -1,25 +1,38 @@
 """The compiled planning core (gridsim/core, README "The compiled core").
 
 Everything else is in pyproject.toml. The extension is optional: where it cannot be built
-(no C compiler), the install goes on and gridsim uses the pure-Python planners.
+(no C compiler), the install goes on and gridsim uses the pure-Python planners, and a wheel
+built there is a pure one (``py3-none-any``), not one tagged for a platform it has no
+compiled code for.
 """
 
 import sys
+from pathlib import Path
 
 from setuptools import Extension, setup
+from setuptools.command.bdist_wheel import bdist_wheel
 
 # Replays must give the same doubles as the Python reference: no contraction of a * b + c
 # into one fused operation (MSVC does not contract without /fp:fast).
 flags = [] if sys.platform == "win32" else ["-ffp-contract=off"]
-
-setup(
-    ext_modules=[
-        Extension(
-            "gridsim.core._replay",
-            sources=["gridsim/core/_replay.c", "gridsim/core/_profile.c"],
-            depends=["gridsim/core/_profile.h"],
-            extra_compile_args=flags,
-            optional=True,
-        )
-    ]
+core = Extension(
+    "gridsim.core._replay",
+    sources=["gridsim/core/_replay.c", "gridsim/core/_profile.c"],
+    depends=["gridsim/core/_profile.h"],
+    extra_compile_args=flags,
+    optional=True,
 )
+
+
+class WheelTaggedByWhatItHolds(bdist_wheel):
+    """A platform wheel only when the compiled core is in it: setuptools tags every wheel of
+    a project with extensions for the platform, even when the optional build failed."""
+
+    def get_tag(self) -> tuple[str, str, str]:
+        built = self.get_finalized_command("build_ext").get_ext_filename(core.name)
+        if not any(Path(self.bdist_dir).rglob(Path(built).name)):
+            self.root_is_pure = True  # also the wheel's Root-Is-Purelib
+        return super().get_tag()
+
+
+setup(ext_modules=[core], cmdclass={"bdist_wheel": WheelTaggedByWhatItHolds})

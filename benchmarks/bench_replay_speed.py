@@ -53,14 +53,15 @@ LOGS = {
 }
 DAY = 86400.0
 
-#: Run in a child: the time when the first replay starts (the replay itself is not run).
+#: Run in a child: the time when the first replay starts (the replay itself is not run), and
+#: whether pandas was imported by then.
 FIRST_JOB = """
 import sys, time
-import gridsim.experiments.swf_replay as kind
+import gridsim.sim.log_replay as replay
 def first(*args, **kwargs):
-    print(time.time(), flush=True)
+    print(time.time(), "pandas" in sys.modules, flush=True)
     raise SystemExit(0)
-kind.replay_log = first
+replay.replay_log = first
 from gridsim.cli import main
 main(["run", "swf-replay", "-q", "-o", sys.argv[1]])
 """
@@ -151,11 +152,13 @@ def bench_processes(logs: Path, repeat: int) -> None:
             _, cpu, out = child_run(
                 [sys.executable, "-c", FIRST_JOB, f"{scratch}/first{k}"], dict(os.environ)
             )
-            first.append((float(out.split()[0]) - began, cpu))
+            stamp, pandas = out.split()
+            first.append((float(stamp) - began, cpu, pandas == "True"))
         print(
             "start to first replayed job (bundled excerpt, gridsim run swf-replay):"
             f" {statistics.median(f[0] for f in first):.3f} s wall,"
-            f" {statistics.median(f[1] for f in first):.3f} s processor (whole child)",
+            f" {statistics.median(f[1] for f in first):.3f} s processor (whole child);"
+            f" pandas imported by then: {any(f[2] for f in first)}",
             flush=True,
         )
 

@@ -195,6 +195,20 @@ class _Gridsim(click.Group):
     arguments: ClassVar[list[str]] = []
     debug: ClassVar[bool] = False
     command_class = _Command
+    #: Commands defined in another module, imported when named (``gridsim run`` does not
+    #: load the workload converters): name -> module.
+    elsewhere: ClassVar[dict[str, str]] = {"convert": "gridsim.cli_workload",
+                                           "workload": "gridsim.cli_workload"}  # fmt: skip
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.elsewhere})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.elsewhere and name not in self.commands:
+            from importlib import import_module
+
+            self.add_command(getattr(import_module(self.elsewhere[name]), name))
+        return super().get_command(ctx, name)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
              **extra):  # type: ignore[override]  # fmt: skip
@@ -780,14 +794,3 @@ def reproduce(figure, list_figures, all_figures, quick, replications, overrides,
         click.echo(summary_line(verdicts))
     except ScenarioError as error:
         raise UserError("gridsim reproduce", str(error)) from None
-
-
-def _add_workload_commands() -> None:
-    """``gridsim convert`` and ``gridsim workload`` (their code: :mod:`gridsim.cli_workload`)."""
-    from gridsim.cli_workload import convert, workload
-
-    main.add_command(convert)
-    main.add_command(workload)
-
-
-_add_workload_commands()

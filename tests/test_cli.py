@@ -287,7 +287,7 @@ def test_quiet_commands_print_nothing_but_do_their_work(tmp_path):
 def test_every_command_s_help_ends_with_examples_its_parser_accepts():
     from gridsim.cli_options import EXAMPLES
 
-    assert set(EXAMPLES) == {"gridsim", *main.commands}
+    assert set(EXAMPLES) == {"gridsim", *main.list_commands(click.Context(main))}
     for name, lines in EXAMPLES.items():
         help_text = invoke(*([] if name == "gridsim" else [name]), "--help").stdout
         assert "  Examples:\n" + "".join(f"    {line}\n" for line in lines) in help_text, name
@@ -296,7 +296,11 @@ def test_every_command_s_help_ends_with_examples_its_parser_accepts():
             if args[0] != "gridsim":  # the shell completion line
                 continue
             assert name == "gridsim" or args[1] == name, line
-            run, rest = (main.commands[args[1]], args[2:]) if args[1:] else (main, [])
+            run, rest = (
+                (main.get_command(click.Context(main), args[1]), args[2:])
+                if args[1:]
+                else (main, [])
+            )
             if isinstance(run, click.Group):  # a command of a group: its own parser
                 run, rest = run.commands[rest[0]], rest[1:]
             parser = run.make_parser(click.Context(run, info_name=run.name))

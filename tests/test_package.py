@@ -1,4 +1,6 @@
-"""The distribution a pip user gets: ``.ci/check_package`` builds the wheel, installs it with
+"""The distribution a pip user gets: ``.ci/check_package`` builds the sdist from a clean copy
+of the checkout and the wheel from it (a platform wheel holding the compiled core; built
+without a C compiler, a pure ``py3-none-any`` one), installs it with
 the lock's versions in a new virtual environment outside the checkout, and runs the
 quick-start, ``gridsim scenarios``, ``gridsim run window-search -r 2``, ``gridsim reproduce
 003-fig1 --quick``, ``gridsim init`` and ``gridsim.run`` on a dict (about a minute, with
@@ -20,3 +22,4 @@ def test_the_installed_wheel_does_what_the_readme_promises_outside_the_checkout(
     assert "the installed wheel runs the quick-start, the bundled scenarios by name" in (
         result.stdout
     )
+    assert "a wheel built without a C compiler is pure" in result.stdout

@@ -27,9 +27,12 @@ Cost: O(jobs), vectorised.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 REQUIRED_COLUMNS = (
     "job_id",
@@ -58,6 +61,8 @@ LABELS = {
 
 def ran(jobs: pd.DataFrame) -> pd.Series:
     """Which jobs ran: ``final_state`` finished or killed (every job of a read log)."""
+    import pandas as pd
+
     if "final_state" in jobs:
         return jobs["final_state"].isin(RAN_STATES)
     return pd.Series(True, index=jobs.index)
@@ -147,6 +152,8 @@ def jobflow_summary(
     machine_processors x (last finish - first submit)), makespan (last finish - first
     submit, s) and killed_jobs.
     """
+    import pandas as pd
+
     if machine_processors <= 0:
         raise ValueError(f"expected a positive machine size, got {machine_processors}")
     metrics = job_metrics(jobs, bounded_slowdown_threshold)
@@ -162,6 +169,8 @@ _MEANS = ("wait_time", "response_time", "slowdown", "bounded_slowdown")
 
 def _same_as_previous(values: np.ndarray) -> np.ndarray:
     """Per position, whether the value equals the one before (NaN equals NaN)."""
+    import pandas as pd
+
     same = np.zeros(len(values), dtype=bool)
     missing = pd.isna(values)
     same[1:] = (values[:-1] == values[1:]) | (missing[:-1] & missing[1:])
@@ -190,6 +199,8 @@ def per_user_summary(
     schedule's span, so the users' utilisations add up to the overall one; a user's makespan
     runs from their first submission to their last finish.
     """
+    import pandas as pd
+
     if machine_processors <= 0:
         raise ValueError(f"expected a positive machine size, got {machine_processors}")
     metrics = job_metrics(jobs, bounded_slowdown_threshold)

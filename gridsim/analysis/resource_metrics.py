@@ -20,10 +20,14 @@ Cost: O(allocation entries log entries), in cumulative sums (the whole HPC2N log
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from gridsim.resources import CORES, GPUS, MEMORY, RESOURCE_KINDS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RESOURCE_CLASSES = ("gpu", "memory", "cpu")
 #: The runs table's per-resource metrics and their labels (units), for reports.
@@ -84,6 +88,8 @@ def stranded_cores(jobs: pd.DataFrame, capacity: np.ndarray, memory_tracked: boo
 def allocation_entries(jobs: pd.DataFrame) -> pd.DataFrame:
     """One row per job and node it held: ``start``, ``finish``, ``node`` and the amounts of
     every kind (the ``allocation`` column's text, parsed in one pass by NumPy)."""
+    import pandas as pd  # a replay's first job runs before pandas is imported
+
     ran = jobs[jobs.start_time.notna() & (jobs.allocation.fillna("") != "")]
     texts = ran.allocation.astype(str)
     per_job = texts.str.count(":").to_numpy()
@@ -112,6 +118,8 @@ def resource_timeline(jobs: pd.DataFrame, capacity: np.ndarray, memory_tracked: 
     sorted by node and time; a node's stranded cores change only at its own changes, so the
     total is the cumulative sum of every node's change in stranded cores, sorted by time.
     """
+    import pandas as pd
+
     entries = allocation_entries(jobs)
     columns = ["time", *RESOURCE_KINDS, *(f"utilisation_{k}" for k in RESOURCE_KINDS),
                "stranded_cores"]  # fmt: skip

@@ -9,9 +9,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from statistics import NormalDist
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Two-sided 95% quantiles t_{0.975, df} for df = 1..30.
 _T975 = (
@@ -68,6 +71,8 @@ def summarise_by(table: pd.DataFrame, by: str | list[str], metrics: Sequence[str
 
     Groups keep their order of first appearance (the scenario's policy order).
     """
+    import pandas as pd
+
     keys = [by] if isinstance(by, str) else list(by)
     rows = []
     for group, part in table.groupby(keys, sort=False, dropna=False):
@@ -99,6 +104,8 @@ def paired_comparison(
     ``metric`` over the replications both completed, its 95% interval, the number of pairs,
     and the mean relative difference ``policy / baseline - 1``.
     """
+    import pandas as pd
+
     index = ["replication", *keys]
     table = runs.pivot_table(index=index, columns="policy", values=metric, sort=False,
                              dropna=False)  # fmt: skip
@@ -183,6 +190,8 @@ def paired_against_baseline(
     ``baseline`` defaults to the first policy of ``runs`` (the scenario's first), ``keys`` to
     :func:`comparison_keys`. One row per metric, group and policy.
     """
+    import pandas as pd
+
     baseline = str(runs["policy"].iloc[0]) if baseline is None else baseline
     keys = comparison_keys(runs) if keys is None else list(keys)
     tables = [

@@ -32,15 +32,25 @@ def progress_bar(total: int, name: str, where: str, progress: bool | None = None
                  stream: IO[str] | None = None) -> Progress:  # fmt: skip
     """What shows the progress of ``total`` replications of experiment ``name`` run by
     ``where`` (the executor), on ``stream`` (default stderr)."""
-    from tqdm import tqdm
-
     stream = sys.stderr if stream is None else stream
     terminal = is_terminal(stream)
     if not (terminal if progress is None else progress):
-        return tqdm(disable=True)
+        return NoProgress()
     if terminal:
+        from tqdm import tqdm
+
         return tqdm(total=total, desc=name, unit="rep", postfix=where, file=stream)
     return LogProgress(total, name, where, stream)
+
+
+class NoProgress:
+    """Progress nobody sees (a quiet run, a log not asked for): nothing to import or draw."""
+
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 def is_terminal(stream: IO[str]) -> bool:

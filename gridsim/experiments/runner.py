@@ -29,13 +29,11 @@ from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 import gridsim
-from gridsim.analysis.stats import baseline_policy, comparison_keys, paired_comparison
 from gridsim.experiments import cells as cell_sets
 from gridsim.experiments.cells import Chunk
 from gridsim.experiments.executors import ChunkExecutor, open_executor
@@ -54,7 +52,9 @@ from gridsim.experiments.store import (
     write_atomically,
     write_csv,
 )
-from gridsim.sim.trace import JOBS_SCHEMA
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Most replications a worker runs per chunk: a chunk's tables travel back (and sit in memory)
 #: together, so a chunk growing with the replications would undo the streaming.
@@ -70,7 +70,7 @@ def replication_seed(seed: int, replication: int) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed, spawn_key=(replication,))
 
 
-class ResultTables(Mapping[str, pd.DataFrame]):
+class ResultTables(Mapping[str, "pd.DataFrame"]):
     """The tables of a run by name: derived ones held in memory, chunk tables read from the
     store on each access (a large sweep's ``jobs`` need not fit in memory)."""
 
@@ -306,6 +306,8 @@ def run_chunk(
 def with_point_columns(table: pd.DataFrame, columns: list[tuple[str, Any, str]]) -> pd.DataFrame:
     """``table`` with a column per swept path (after ``scenario`` when there is one); paths
     the kind already writes (``queue_size``) are left as the kind wrote them."""
+    import pandas as pd
+
     added = [(path, value, dtype) for path, value, dtype in columns if path not in table]
     if not added:
         return table
@@ -318,6 +320,8 @@ def with_point_columns(table: pd.DataFrame, columns: list[tuple[str, Any, str]])
 
 def _finish(experiment: Experiment, store: Any, entry: dict[str, Any], status: str,
             error: str | None, ran: int, skipped: int) -> ExperimentResult:  # fmt: skip
+    import pandas as pd
+
     module = kind_module(experiment.scenario)
     names = store.table_names()
     runs = store.table("runs") if "runs" in names else pd.DataFrame()
@@ -363,6 +367,8 @@ def _arrow(table: pd.DataFrame):
 
 def summarise_points(module: Any, runs: pd.DataFrame, axes: tuple[str, ...]) -> pd.DataFrame:
     """The kind's summary per point (point columns first, when not already there)."""
+    import pandas as pd
+
     if runs.empty:
         return pd.DataFrame()
     keys = [a for a in axes if a in runs.columns]
@@ -385,6 +391,8 @@ def derived_tables(
     """``paired``: every policy against the scenario's ``baseline`` (else the first policy)
     on the kind's paired metric (the first of its declaration's ``paired_metrics``), per
     point."""
+    from gridsim.analysis.stats import baseline_policy, comparison_keys, paired_comparison
+
     metrics = module.DECLARATION.paired_metrics
     if not metrics or runs.empty or runs["policy"].nunique() < 2:
         return {}
@@ -402,6 +410,8 @@ def derived_tables(
 
 def new_manifest(experiment: Experiment, seed: int) -> dict[str, Any]:
     """What a results folder records about the experiment (history and cells come later)."""
+    from gridsim.sim.trace import JOBS_SCHEMA
+
     return {
         "store_format": STORE_FORMAT,
         "jobs_schema": JOBS_SCHEMA,
@@ -421,6 +431,8 @@ def new_manifest(experiment: Experiment, seed: int) -> dict[str, Any]:
 
 
 def _concat(collected: list[dict[str, pd.DataFrame]]) -> dict[str, pd.DataFrame]:
+    import pandas as pd
+
     names: list[str] = []
     for tables in collected:
         names.extend(name for name in tables if name not in names)

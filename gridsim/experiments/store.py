@@ -31,13 +31,13 @@ import re
 import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from gridsim.experiments.cells import Chunk, from_ranges, ranges
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 #: Version of the folder layout written here; folders without it are of the earlier
 #: one-file-per-table layout (read by load_results, never resumed).
@@ -102,6 +102,9 @@ def read_table(sources: Iterable[tuple[Path, Chunk]], name: str) -> pd.DataFrame
     from no value); chunk files missing for a table (a kind that wrote no such table for
     that chunk) are skipped.
     """
+    import pandas as pd
+    import pyarrow as pa
+
     tables, empty = [], None
     for folder, chunk in sources:
         path = chunk_path(folder, name, chunk)
@@ -122,6 +125,9 @@ def read_table(sources: Iterable[tuple[Path, Chunk]], name: str) -> pd.DataFrame
 def read_parquet(path: Path) -> pa.Table:
     """The Parquet file at ``path``; StoreError naming it if it is damaged (cut short,
     overwritten, not Parquet)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:  # one file: ParquetFile reads it without loading pyarrow.dataset (start-up)
         with pq.ParquetFile(path) as parquet:
             return parquet.read()
@@ -146,8 +152,13 @@ def damaged_files(folder: Path, chunks: Iterable[Chunk]) -> list[tuple[Path, str
     Cost: one footer read per file (damage inside a readable footer shows when the table is
     read, by :func:`read_parquet`).
     """
-    found = []
     names = table_names(folder) if Path(folder).is_dir() else []
+    if not names:  # a new folder: no pyarrow needed yet
+        return []
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    found = []
     for chunk in chunks:
         for name in names:
             path = chunk_path(folder, name, chunk)
@@ -203,6 +214,8 @@ class MemoryStore:
         return names
 
     def table(self, name: str) -> pd.DataFrame:
+        import pandas as pd
+
         ordered = sorted(self.chunks, key=lambda c: (c.point, c.first))
         parts = [self.chunks[c][name] for c in ordered if name in self.chunks[c]]
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
@@ -276,6 +289,8 @@ class FolderStore:
     def add(self, chunk: Chunk, tables: dict[str, pd.DataFrame]) -> None:
         """Write the chunk's tables (``runs`` last); SchemaDriftError, nothing written, if a
         table does not fit the rows already stored."""
+        import pyarrow as pa
+
         arrow = {}
         for name, frame in tables.items():
             table = pa.Table.from_pandas(frame, preserve_index=False)
@@ -314,6 +329,8 @@ class FolderStore:
             _remove_unused(self.path)
 
     def _schema(self, name: str) -> pa.Schema | None:
+        import pyarrow.parquet as pq
+
         if name not in self._schemas:
             for chunk in committed_chunks(self.path):
                 path = chunk_path(self.path, name, chunk)
@@ -404,6 +421,8 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
 
 
 def write_atomically(table: pa.Table, path: Path) -> None:
+    import pyarrow.parquet as pq
+
     path.parent.mkdir(parents=True, exist_ok=True)
     with replacing(path) as temporary:
         pq.write_table(table, temporary)
@@ -561,6 +580,8 @@ def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
     missing values into an integer column (read back as float, as concatenation gives),
     text of either width. Raises SchemaDriftError otherwise.
     """
+    import pyarrow as pa
+
     new = [name for name in table.column_names if name not in schema.names]
     if new:
         raise SchemaDriftError(f"new columns {new}")
@@ -577,6 +598,8 @@ def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
 
 
 def _castable(column: pa.ChunkedArray, target: pa.DataType) -> bool:
+    import pyarrow as pa
+
     source, types = column.type, pa.types
     text = (types.is_string(source) or types.is_large_string(source)) and (
         types.is_string(target) or types.is_large_string(target)

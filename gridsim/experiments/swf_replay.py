@@ -35,10 +35,9 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 from pydantic import Field, field_validator
 
 from gridsim.analysis.jobflow_metrics import LABELS, job_metrics, jobflow_summary, per_user_summary
@@ -67,12 +66,15 @@ from gridsim.experiments.swf_replay_tables import (
 )
 from gridsim.resources import ResourceRequest
 from gridsim.scheduling.log_schedulers import ALGORITHMS
-from gridsim.sim.log_replay import node_intervals, replay_log
+from gridsim.sim.log_replay import REQUIRED_COLUMNS, node_intervals, replay_log
 from gridsim.sim.trace import in_schema_order
 from gridsim.workloads.config import ModelWorkloadConfig, Workload, WorkloadConfig, workload_records
 from gridsim.workloads.mapping import DROP_REASONS, apply_mapping
 from gridsim.workloads.platform import LogPlatform, LogPlatformConfig, log_platform
 from gridsim.workloads.records import WorkloadLog
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SchedulerName = Literal["fcfs", "easy", "conservative"]
 METRICS = [
@@ -209,7 +211,7 @@ def load_log(scenario: SwfReplayScenario, seed: np.random.SeedSequence | None = 
         _last_log.clear()
         if validating:
             _last_log[key] = log
-    if len(log.jobs) == 0:
+    if len(log) == 0:
         report = log.report
         dropped = ", ".join(f"{count} {reason}" for reason, count in report.dropped.items()
                             if count)  # fmt: skip
@@ -258,16 +260,18 @@ def machine_nodes(scenario: SwfReplayScenario, log: WorkloadLog) -> tuple[int, s
 def replay_homogeneous(
     scenario: SwfReplayScenario, log: WorkloadLog, platform: LogPlatform, scheduler: SchedulerName
 ) -> pd.DataFrame:
-    """One replay with the processor-count schedulers; returns the jobs table."""
-    jobs = at_machine_speed(log.jobs, platform)
-    with progress_callback(scenario, jobs, scheduler) as on_progress:
+    """One replay with the processor-count schedulers; returns the jobs table (built after
+    the replay, which reads the log's columns: it starts before pandas is imported)."""
+    columns = at_machine_speed({name: log.column(name) for name in REQUIRED_COLUMNS}, platform)
+    with progress_callback(scenario, columns, scheduler) as on_progress:
         replay = replay_log(
-            jobs,
+            columns,
             len(platform),
             scheduler,  # type: ignore[arg-type]
             record_nodes=scenario.record_nodes,
             on_progress=on_progress,
         )
+    jobs = at_machine_speed(log.jobs, platform)
     table = job_table(jobs, replay.start_time, replay.first_reservation)
     table["cost"] = table.run_time * table.processors * float(platform.price[0])
     if replay.nodes is not None:
@@ -289,6 +293,8 @@ def replay_node_level(
     the homogeneous machine. With cores, memory or GPUs, a job is one task per node on the
     nodes able to hold a task (:func:`~gridsim.experiments.swf_replay_resources.task_nodes`).
     """
+    import pandas as pd
+
     from gridsim.scheduling.queue_policies import build_planner
     from gridsim.selection.registry import build_criterion
     from gridsim.sim.engine import Engine
@@ -422,6 +428,8 @@ def run_replication(
         job_tables.append(in_schema_order(jobs).assign(**labels))
         users = per_user_summary(jobs, machine, threshold).reset_index()
         user_tables.append(users.assign(**labels))
+    import pandas as pd  # after the first replay: a replay starts before pandas is imported
+
     return {
         "runs": pd.DataFrame(runs),
         "jobs": pd.concat(job_tables, ignore_index=True),

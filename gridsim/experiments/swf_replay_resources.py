@@ -16,10 +16,9 @@ and counted (``dropped_never_fits``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from gridsim.analysis.resource_metrics import resource_classes
 from gridsim.config import ScenarioError
@@ -30,6 +29,9 @@ from gridsim.sim.trace import allocation_text
 from gridsim.workloads.platform import LogPlatform
 from gridsim.workloads.records import WorkloadLog
 from gridsim.workloads.requests import job_requests, never_fitting, processors_only
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def requests_of(scenario: Any, log: WorkloadLog, platform: LogPlatform

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from gridsim.experiments.progress import is_terminal
 from gridsim.workloads.platform import LogPlatform
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def at_machine_speed(jobs: pd.DataFrame, platform: LogPlatform) -> pd.DataFrame:
@@ -24,7 +26,8 @@ def at_machine_speed(jobs: pd.DataFrame, platform: LogPlatform) -> pd.DataFrame:
     scale = platform.reference_performance / float(platform.performance[0])
     if scale == 1.0:
         return jobs
-    return jobs.assign(estimate=jobs.estimate * scale, duration=jobs.duration * scale)
+    scaled = {"estimate": jobs["estimate"] * scale, "duration": jobs["duration"] * scale}
+    return jobs.assign(**scaled) if hasattr(jobs, "assign") else {**jobs, **scaled}
 
 
 def progress_bar(scenario: Any, jobs: pd.DataFrame, label: str):
@@ -34,8 +37,8 @@ def progress_bar(scenario: Any, jobs: pd.DataFrame, label: str):
         return None
     from tqdm import tqdm
 
-    first = float(jobs.submit_time.min())
-    total = float(jobs.submit_time.max()) - first
+    first = float(np.min(jobs["submit_time"]))
+    total = float(np.max(jobs["submit_time"])) - first
     bar = tqdm(total=round(total), desc=label, unit="sim s", unit_scale=True, disable=None,
                leave=False)  # fmt: skip
     return bar, first
@@ -59,6 +62,8 @@ def progress_callback(scenario: Any, jobs: pd.DataFrame, label: str):
 def job_table(jobs: pd.DataFrame, start: np.ndarray, first_reservation: np.ndarray):
     """The replayed schedule in the jobs table's columns (:data:`~gridsim.sim.trace.JOB_COLUMNS`,
     the per-job metrics added later): run_time is the time the job held its processors."""
+    import pandas as pd
+
     duration = jobs.duration.to_numpy()
     killed = jobs.killed.to_numpy(dtype=bool)
     return pd.DataFrame(

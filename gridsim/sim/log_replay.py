@@ -41,12 +41,11 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from gridsim.core.replay import compiled, replay_compiled
 from gridsim.resources import CORES, NodeMode, ResourceRequest
@@ -58,6 +57,9 @@ from gridsim.scheduling.log_schedulers import (
 )
 from gridsim.scheduling.resource_profile import Allocation
 from gridsim.scheduling.resource_schedulers import resource_scheduler_factory
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 REQUIRED_COLUMNS = ("job_id", "submit_time", "processors", "estimate", "duration")
 CompletionsOrder = Literal["together", "separately"]
@@ -91,7 +93,7 @@ class Replay:
 
 
 def replay_log(
-    jobs: pd.DataFrame,
+    jobs: pd.DataFrame | Mapping[str, np.ndarray],
     machine_processors: int,
     algorithm: Algorithm | SchedulerFactory,
     *,
@@ -103,7 +105,8 @@ def replay_log(
     """Replay ``jobs`` on ``machine_processors`` identical nodes under ``algorithm``.
 
     Args:
-        jobs: one row per job; priority is arrival order (submit_time, then job_id).
+        jobs: one row per job (a DataFrame, or a mapping of column name to array);
+            priority is arrival order (submit_time, then job_id).
         algorithm: a scheduler name, or a class built like them (``(machine, processors,
             estimates, now)``; tests and benchmarks replay reference implementations).
         record_nodes: keep every job's node ids (memory: one tuple per job).
@@ -118,16 +121,17 @@ def replay_log(
     """
     missing = [c for c in REQUIRED_COLUMNS if c not in jobs]
     if missing:
-        raise ValueError(f"a replay needs columns {missing}, got {list(jobs.columns)}")
+        raise ValueError(f"a replay needs columns {missing}, got {list(jobs)}")
     if completions_order not in COMPLETIONS_ORDERS:
         choices = list(COMPLETIONS_ORDERS)
         raise ValueError(f"expected completions_order among {choices}, got {completions_order!r}")
-    order = np.lexsort((jobs.job_id.to_numpy(), jobs.submit_time.to_numpy()))
+    column = {name: np.asarray(jobs[name]) for name in REQUIRED_COLUMNS}
+    order = np.lexsort((column["job_id"], column["submit_time"]))
     arrays = {
-        "submit": jobs.submit_time.to_numpy(dtype=np.float64)[order],
-        "processors": jobs.processors.to_numpy(dtype=np.int64)[order],
-        "estimate": jobs.estimate.to_numpy(dtype=np.float64)[order],
-        "duration": jobs.duration.to_numpy(dtype=np.float64)[order],
+        "submit": column["submit_time"].astype(np.float64)[order],
+        "processors": column["processors"].astype(np.int64)[order],
+        "estimate": column["estimate"].astype(np.float64)[order],
+        "duration": column["duration"].astype(np.float64)[order],
     }
     together = completions_order == "together"
     module = compiled() if isinstance(algorithm, str) and algorithm in ALGORITHMS else None

@@ -37,12 +37,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from gridsim.model import Job, Node, Window
 from gridsim.sim.log_replay import node_intervals
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: A start more than this much later than first promised counts as disturbed (time units):
 #: float dust from re-planning is not a disturbance.
@@ -241,6 +242,8 @@ class Trace:
         """The jobs table (:data:`JOB_COLUMNS` without the per-job metrics, then ``volume``,
         ``delay``, ``retries``, ``lost_work``, ``lost_cost``, ``cost_with_losses`` and
         ``disturbed``), one row per job in id order."""
+        import pandas as pd
+
         records = pd.DataFrame(self.job_records(), columns=list(_RECORD_COLUMNS))
         nodes = [interval_set(int(i) for i in text.split()) for text in records["nodes"]]
         table = pd.DataFrame({

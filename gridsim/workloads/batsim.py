@@ -147,7 +147,7 @@ def read_batsim_records(path: str | Path) -> Records:
         lines_read = reader.line(len(reader.buffer))
     records = jobs.records(profiles)
     header = SwfHeader((("MaxProcs", str(nb_res)),) if nb_res is not None else ())
-    return Records(records=records, header=header, source=source, format="batsim",
+    return Records(table=records, header=header, source=source, format="batsim",
                    lines_read=lines_read)  # fmt: skip
 
 

@@ -10,7 +10,6 @@ FIFO is named as such); its content is read when the kind reads it.
 
 from __future__ import annotations
 
-import dataclasses
 import stat
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -109,8 +108,7 @@ def workload_records(workload: WorkloadConfig | ModelWorkloadConfig,
                             on_malformed=workload.mapping.on_malformed,
                             time_zone=workload.time_zone)  # fmt: skip
         if workload.max_jobs is not None:
-            cut = read.records.iloc[: workload.max_jobs].reset_index(drop=True)
-            read = dataclasses.replace(read, records=cut)
+            read = read.head(workload.max_jobs)
     if workload.estimates is not None:
         try:
             read = with_estimates(read, workload.estimates, rng)

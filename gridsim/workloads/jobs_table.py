@@ -70,5 +70,5 @@ def read_jobs_table_records(path: str | Path) -> Records:
             entries = tuple((str(k), str(v)) for k, v in json.loads(raw)["header"])
         except (ValueError, KeyError, TypeError):
             raise WorkloadFormatError(source, None, "damaged gridsim metadata") from None
-    return Records(records=records, header=SwfHeader(entries), source=source, format="parquet",
+    return Records(table=records, header=SwfHeader(entries), source=source, format="parquet",
                    lines_read=0)  # fmt: skip

@@ -38,12 +38,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 
 from gridsim.workloads.gamma import gamma_cdf, truncated_exp_mean
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The reference's constants (m_lublin99.c).
 TOO_MUCH_TIME = 12.0  # largest log(run time): exp(12) s = 45.2 h
@@ -147,6 +149,8 @@ def lublin_jobs(rng: np.random.Generator, jobs: int, parameters: LublinParameter
     """``jobs`` jobs of the model: columns ``submit_time`` (s, whole), ``processors``,
     ``run_time`` (s, whole, at least 1) and ``queue`` (0 interactive, 1 batch), sorted by
     submit time. Draw order: each class's arrivals, then sizes, then run times."""
+    import pandas as pd
+
     classes = parameters.classes()
     times, queues = [], []
     for queue, values in classes.items():

@@ -12,10 +12,10 @@ Cost: O(jobs), vectorised.
 
 from __future__ import annotations
 
-from typing import Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, PositiveFloat, PositiveInt, model_validator
 
 from gridsim.workloads.records import (
@@ -26,6 +26,9 @@ from gridsim.workloads.records import (
     WorkloadFormatError,
     WorkloadLog,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DERIVED_COLUMNS: tuple[str, ...] = (
     "processors",
@@ -102,12 +105,12 @@ def apply_mapping(read: Records, mapping: SwfMapping | None = None) -> WorkloadL
         machine = mapping.machine_processors or read.header.machine_processors
     except ValueError as error:  # a header entry that should be a number
         raise WorkloadFormatError(read.source, None, str(error)) from None
-    jobs, dropped, repaired = map_jobs(read.records, mapping, machine)
+    jobs, dropped, repaired = map_jobs(read, mapping, machine)
     report = ReadReport(
         source=read.source,
         lines_read=read.lines_read,
         comment_lines=read.comment_lines,
-        job_lines=len(read.records) + len(read.malformed),
+        job_lines=len(read) + len(read.malformed),
         malformed_lines=len(read.malformed),
         jobs_kept=len(jobs),
         machine_processors=machine,
@@ -118,24 +121,46 @@ def apply_mapping(read: Records, mapping: SwfMapping | None = None) -> WorkloadL
         folded=dict(read.folded),
         notes=read.notes,
     )
-    return WorkloadLog(jobs=jobs, header=read.header, report=report)
+    return WorkloadLog(table=jobs, header=read.header, report=report)
 
 
-def _floats(frame: pd.DataFrame, name: str) -> np.ndarray:
-    return frame[name].to_numpy(dtype=np.float64, na_value=np.nan)
+@dataclass(frozen=True)
+class MappedJobs:
+    """The jobs of a mapping before they are a table: the records, which of them are kept,
+    and the derived columns (one value per record). A replay reads its columns; the table
+    (:meth:`frame`, pandas) is built when the results are."""
+
+    read: Records
+    keep: np.ndarray
+    derived: dict[str, np.ndarray]
+
+    def __len__(self) -> int:
+        return int(self.keep.sum())
+
+    def column(self, name: str) -> np.ndarray:
+        values = self.derived[name] if name in self.derived else self.read.column(name)
+        return values[self.keep]
+
+    def frame(self) -> pd.DataFrame:
+        """The jobs table: the kept records with the derived columns, in file order."""
+        frame = self.read.records
+        if frame is self.read.table:  # a reader's table: not changed in place
+            frame = frame.copy()
+        for name in DERIVED_COLUMNS:
+            frame[name] = self.derived[name]
+        return frame.loc[self.keep].reset_index(drop=True)
 
 
 def map_jobs(
-    records: pd.DataFrame, mapping: SwfMapping, machine: int | None
-) -> tuple[pd.DataFrame, dict[str, int], dict[str, int]]:
+    read: Records, mapping: SwfMapping, machine: int | None
+) -> tuple[MappedJobs, dict[str, int], dict[str, int]]:
     """Apply the mapping: derived columns, drops and repairs, each counted."""
-    frame = records.copy()
-    requested = _floats(frame, "requested_processors")
-    allocated = _floats(frame, "allocated_processors")
-    status = _floats(frame, "status")
-    submit = frame["submit_time"].to_numpy()
-    run_time = frame["run_time"].to_numpy()
-    requested_time = frame["requested_time"].to_numpy()
+    requested = read.column("requested_processors")
+    allocated = read.column("allocated_processors")
+    status = read.column("status")
+    submit = read.column("submit_time")
+    run_time = read.column("run_time")
+    requested_time = read.column("requested_time")
 
     chosen, other = (requested, allocated)
     if mapping.processors == "allocated":
@@ -154,7 +179,7 @@ def map_jobs(
         & (machine is not None)
         & (processors > (machine or 0)),
     }
-    keep = np.ones(len(frame), dtype=bool)
+    keep = np.ones(len(read), dtype=bool)
     dropped: dict[str, int] = {}
     for reason in DROP_REASONS:
         hit = keep & rules[reason]
@@ -166,7 +191,7 @@ def map_jobs(
     processors = np.where(clip, machine or 0, processors)
     missing_estimate = ~(requested_time > 0)
     if mapping.estimate_fallback == "fixed":
-        fallback = np.full(len(frame), mapping.estimate_fallback_seconds, dtype=np.float64)
+        fallback = np.full(len(read), mapping.estimate_fallback_seconds, dtype=np.float64)
     else:
         fallback = mapping.estimate_fallback_factor * run_time
     estimate = np.where(missing_estimate, fallback, requested_time)
@@ -180,12 +205,13 @@ def map_jobs(
         "run_time_capped_at_estimate": int((keep & killed).sum()),
     }
 
-    start_time = submit + frame["wait_time"].to_numpy()
-    frame["processors"] = np.where(keep, processors, 0).astype(np.int64)
-    frame["estimate"] = estimate
-    frame["duration"] = duration
-    frame["killed"] = killed
-    frame["start_time"] = start_time
-    frame["finish_time"] = start_time + run_time
-    jobs = frame.loc[keep].reset_index(drop=True)
-    return jobs, dropped, repaired
+    start_time = submit + read.column("wait_time")
+    derived = {
+        "processors": np.where(keep, processors, 0).astype(np.int64),
+        "estimate": estimate,
+        "duration": duration,
+        "killed": killed,
+        "start_time": start_time,
+        "finish_time": start_time + run_time,
+    }
+    return MappedJobs(read, keep, derived), dropped, repaired

@@ -126,7 +126,7 @@ def model_records(model: LublinModel, rng: np.random.Generator) -> Records:
         ("Note", f"{model.job_classes} parameters of m_lublin99.c, gaps x "
                  f"{parameters.arrival_scale:.6g}, start hour {model.start_hour}"),
     ))  # fmt: skip
-    return Records(records=records_frame(columns, count), header=header,
+    return Records(table=records_frame(columns, count), header=header,
                    source=f"lublin model ({count} jobs)", format="lublin",
                    lines_read=0)  # fmt: skip
 
@@ -145,4 +145,4 @@ def with_estimates(read: Records, estimates: TsafrirEstimates, rng: np.random.Ge
     records["requested_time"] = requested
     note = ("Note", "requested times drawn from the Tsafrir-Etsion-Feitelson estimate model")
     header = dataclasses.replace(read.header, entries=(*read.header.entries, note))
-    return dataclasses.replace(read, records=records, header=header)
+    return dataclasses.replace(read, table=records, header=header)

@@ -16,10 +16,9 @@ Cost: O(nodes).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -32,6 +31,9 @@ from pydantic import (
 )
 
 from gridsim.resources import CORES, NodeMode, capacity_matrix
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Memory of a node that declares none: more than any job asks for (memory is not tracked).
 UNTRACKED_MEMORY_MB = 2**62
@@ -145,6 +147,8 @@ class LogPlatform:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per node: node_id, performance, price (and cores, memory_mb, gpus)."""
+        import pandas as pd
+
         frame = pd.DataFrame(
             {"node_id": self.node_id, "performance": self.performance, "price": self.price}
         )

@@ -22,14 +22,15 @@ and :class:`ReadReport`, what a read did (lines, jobs, what was dropped, folded 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from gridsim.workloads.swf import SwfHeader
 
 # The 18 SWF fields in file order: (column name, "int" or "float").
@@ -138,9 +139,14 @@ class ReadReport:
 class Records:
     """What a reader gives before the mapping: the records table (:func:`records_frame`
     columns, file order), the header (an SWF header, or one a reader made from what its
-    format states: machine size, start time) and what the reading itself counted."""
+    format states: machine size, start time) and what the reading itself counted.
 
-    records: pd.DataFrame
+    ``table`` is the records table, or, from the SWF reader, the (n, 18) array of the
+    log's fields (-1 unknown) that :attr:`records` turns into it: a replay reads the columns
+    it needs (:meth:`column`) and starts before pandas is imported (start-up, docs/swf.md).
+    """
+
+    table: pd.DataFrame | np.ndarray
     header: SwfHeader
     source: str
     format: str
@@ -150,23 +156,88 @@ class Records:
     folded: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
+    @property
+    def records(self) -> pd.DataFrame:
+        """The records table (built anew from an SWF array at each call: not kept twice)."""
+        if isinstance(self.table, np.ndarray):
+            return add_unknown_record_fields(swf_frame(self.table))
+        return self.table
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def column(self, name: str) -> np.ndarray:
+        """One column as NumPy: a nullable one (SWF integer fields) as floats, NaN where
+        unknown; ``job_id`` as integers."""
+        if not isinstance(self.table, np.ndarray):
+            return frame_column(self.table, name)
+        values = self.table[:, SWF_COLUMNS.index(name)]
+        if name == "job_id":
+            return values.astype(np.int64)
+        return np.where(values == UNKNOWN, np.nan, values)
+
+    def head(self, count: int) -> Records:
+        """The first ``count`` records (in file order)."""
+        if isinstance(self.table, np.ndarray):
+            return dataclasses.replace(self, table=self.table[:count])
+        return dataclasses.replace(self, table=self.table.iloc[:count].reset_index(drop=True))
+
+
+class JobColumns(Protocol):
+    """The jobs of a log before they are a table (:class:`gridsim.workloads.mapping.MappedJobs`)."""
+
+    def __len__(self) -> int: ...
+    def column(self, name: str) -> np.ndarray: ...
+    def frame(self) -> pd.DataFrame: ...
+
 
 @dataclass(frozen=True)
 class WorkloadLog:
     """A read workload: the jobs table (records after the mapping), the header and the
-    read report."""
+    read report.
 
-    jobs: pd.DataFrame
+    ``table`` is the jobs table, or the mapping's columns that :attr:`jobs` turns into it
+    on first use; :meth:`column` reads one without building the table (a replay's inputs).
+    """
+
+    table: pd.DataFrame | JobColumns
     header: SwfHeader
     report: ReadReport
+
+    @property
+    def jobs(self) -> pd.DataFrame:
+        """The jobs table (built on first use, then kept)."""
+        if hasattr(self.table, "frame"):
+            object.__setattr__(self, "table", self.table.frame())  # once; frozen otherwise
+        return self.table  # type: ignore[return-value]
+
+    def column(self, name: str) -> np.ndarray:
+        """A column of the jobs as :meth:`Records.column` gives it (the mapping's columns,
+        ``processors``, ``estimate``..., in their own types), without building the table."""
+        if hasattr(self.table, "frame"):
+            return self.table.column(name)  # type: ignore[union-attr]
+        return frame_column(self.table, name)  # type: ignore[arg-type]
+
+    def __len__(self) -> int:
+        return len(self.table)
 
     @property
     def machine_processors(self) -> int | None:
         return self.report.machine_processors
 
 
+def frame_column(frame: pd.DataFrame, name: str) -> np.ndarray:
+    """A table's column as :meth:`Records.column` gives it: a nullable one as floats."""
+    column = frame[name]
+    if isinstance(column.dtype, np.dtype):
+        return column.to_numpy()
+    return column.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
 def swf_frame(values: np.ndarray) -> pd.DataFrame:
     """The 18 SWF columns of an (n, 18) array, -1 turned into NaN / <NA>."""
+    import pandas as pd
+
     columns: dict[str, object] = {}
     for j, (name, kind) in enumerate(SWF_FIELDS):
         column = values[:, j]
@@ -184,6 +255,9 @@ def swf_frame(values: np.ndarray) -> pd.DataFrame:
 def records_frame(columns: dict[str, object], rows: int) -> pd.DataFrame:
     """A records table of ``rows`` rows: the given columns (SWF and :data:`RECORD_FIELDS`
     names, in any order), every other one unknown, in the schema's order and types."""
+    import pandas as pd
+    import pyarrow as pa
+
     unknown_names = set(columns) - set(SWF_COLUMNS) - set(RECORD_COLUMNS)
     if unknown_names:
         raise ValueError(f"not record columns: {sorted(unknown_names)}")
@@ -211,6 +285,8 @@ def records_frame(columns: dict[str, object], rows: int) -> pd.DataFrame:
 
 def _nullable_integers(values: object, rows: int) -> pd.arrays.IntegerArray:
     """Integers with <NA> where unknown (None, NaN or -1)."""
+    import pandas as pd
+
     if values is None:
         return pd.arrays.IntegerArray(np.zeros(rows, np.int64), np.ones(rows, bool))
     floats = pd.to_numeric(pd.Series(values)).to_numpy(np.float64, na_value=np.nan)
@@ -220,6 +296,9 @@ def _nullable_integers(values: object, rows: int) -> pd.arrays.IntegerArray:
 
 def add_unknown_record_fields(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` (the SWF columns) with every :data:`RECORD_FIELDS` column, unknown."""
+    import pandas as pd
+    import pyarrow as pa
+
     rows = len(frame)
     for name, dtype, _ in RECORD_FIELDS:
         if dtype == "Int64":

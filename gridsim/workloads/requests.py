@@ -24,12 +24,15 @@ Memory counts only on a platform whose node classes give ``memory_mb``. Cost: O(
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from gridsim.resources import ResourceRequest, never_fits, processors
 from gridsim.workloads.platform import LogPlatform
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _column(jobs: pd.DataFrame, name: str) -> np.ndarray:

@@ -158,7 +158,7 @@ def _records(jobs: pd.DataFrame, node_lists: set[str], source: str, time_zone: s
                      "processors (the most any job had on one node)")  # fmt: skip
     entries.append(("Note", "converted from a Slurm accounting dump (sacct) by gridsim"))
     folded = {"job_steps": steps, "heterogeneous_components": components}
-    return Records(records=records_frame(columns, len(jobs)), header=SwfHeader(tuple(entries)),
+    return Records(table=records_frame(columns, len(jobs)), header=SwfHeader(tuple(entries)),
                    source=source, format="slurm", lines_read=lines_read, folded=folded,
                    notes=tuple(notes))  # fmt: skip
 

@@ -38,8 +38,6 @@ from gridsim.workloads.records import (
     Records,
     WorkloadFormatError,
     WorkloadLog,
-    add_unknown_record_fields,
-    swf_frame,
 )
 from gridsim.workloads.sources import open_text, text_chunks
 
@@ -52,7 +50,6 @@ __all__ = [
 
 KTH_SP2_FIRST2000 = "kth-sp2-first2000.swf.gz"
 _HEADER_ENTRY = re.compile(r"^\s*;\s*([A-Za-z][A-Za-z0-9_]*)\s*:(?:\s+(.*?))?\s*$")
-_COMMENT_LINE = re.compile(r"^[ \t]*;(.*?)\r?$", re.MULTILINE)
 #: Fields holding seconds; the others hold counts, ids, codes and memory sizes.
 TIME_FIELDS = frozenset(
     ("submit_time", "wait_time", "run_time", "average_cpu_time", "requested_time", "think_time")
@@ -179,7 +176,7 @@ def read_swf_records(path: str | Path, on_malformed: str = "error") -> Records:
     with open_text(Path(path)) as stream:
         for lines in text_chunks(stream, source):
             text = "".join(lines)
-            comments += _COMMENT_LINE.findall(text)
+            comments += _comment_lines(lines)
             values = _parse_fast(text)
             if values is None:
                 values, bad = _parse_line_by_line(lines, source, on_malformed, lines_read)
@@ -187,10 +184,20 @@ def read_swf_records(path: str | Path, on_malformed: str = "error") -> Records:
             blocks.append(values)
             lines_read += len(lines)
     values = np.concatenate(blocks) if blocks else np.empty((0, len(SWF_FIELDS)))
-    records = add_unknown_record_fields(swf_frame(values))
-    return Records(records=records, header=SwfHeader.from_comments(comments), source=source,
+    return Records(table=values, header=SwfHeader.from_comments(comments), source=source,
                    format="swf", lines_read=lines_read, comment_lines=len(comments),
                    malformed=tuple(malformed))  # fmt: skip
+
+
+def _comment_lines(lines: list[str]) -> list[str]:
+    """What follows the ``;`` of every comment line (a line whose first non-blank is ``;``):
+    a test for ``;`` per line first, as a regular expression over the whole text tried every
+    position of it (9 ms of the 0.06 s read of KTH-SP2)."""
+    comments = []
+    for line in lines:
+        if ";" in line and (body := line.lstrip(" \t")).startswith(";"):
+            comments.append(body[1:].rstrip("\n").removesuffix("\r"))
+    return comments
 
 
 def _parse_fast(text: str) -> np.ndarray | None:

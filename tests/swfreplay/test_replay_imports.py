@@ -12,7 +12,21 @@ UNUSED = (
     "matplotlib", "dask", "distributed", "pyarrow.dataset", "bokeh", "scipy", "nbformat",
     "simpy", "gridsim.selection.criteria", "gridsim.analysis.export", "gridsim.experiments.batch",
     "gridsim.experiments.cloud", "gridsim.experiments.jobflow", "gridsim.experiments.window_search",
+    "gridsim.cli_workload", "gridsim.workloads.convert", "gridsim.workloads.swf_writer",
+    "gridsim.workloads.batsim", "gridsim.workloads.slurm", "gridsim.workloads.jobs_table", "tqdm",
 )  # fmt: skip
+#: What the ``gridsim`` command's start (``--help``, ``--version``, shell completion, and every
+#: command before its own imports) never needs.
+NOT_AT_START = ("numpy", "pandas", "pyarrow", "matplotlib", "gridsim.workloads.lublin")
+
+
+def test_the_command_starts_without_numpy_pandas_or_the_workload_commands():
+    code = "import sys, gridsim.cli\nprint(' '.join(sorted(sys.modules)))\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)  # fmt: skip
+    loaded = set(result.stdout.split())
+    assert "gridsim.cli" in loaded
+    assert sorted(name for name in NOT_AT_START if name in loaded) == []
 
 
 def test_a_replay_run_imports_no_plotting_cluster_or_other_kinds(tmp_path):
@@ -32,6 +46,28 @@ def test_a_replay_run_imports_no_plotting_cluster_or_other_kinds(tmp_path):
     assert "gridsim.experiments.swf_replay" in loaded and "pandas" in loaded
     assert (tmp_path / "out").is_dir()
     assert sorted(name for name in UNUSED if name in loaded) == []
+
+
+#: Imported only once the first replay has run (its tables, the results' Parquet files).
+AFTER_THE_FIRST_JOB = ("pandas", "pyarrow")
+
+
+def test_the_first_job_is_replayed_before_pandas_or_pyarrow_is_imported(tmp_path):
+    code = (
+        "import sys\n"
+        "import gridsim.sim.log_replay as replay\n"
+        "def first(*args, **kwargs):\n"
+        "    print(' '.join(sorted(sys.modules)))\n"
+        "    raise SystemExit(0)\n"
+        "replay.replay_log = first\n"
+        "from gridsim.cli import main\n"
+        f"main(['run', 'swf-replay', '-q', '-o', {str(tmp_path / 'out')!r}])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)  # fmt: skip
+    loaded = set(result.stdout.split())
+    assert {"gridsim.experiments.swf_replay", "gridsim.workloads.swf", "numpy"} <= loaded
+    assert sorted(name for name in AFTER_THE_FIRST_JOB if name in loaded) == []
 
 
 def test_the_run_reads_the_log_its_validation_read_only_once_more(monkeypatch):

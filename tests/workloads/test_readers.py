@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import shutil
 
+import numpy as np
 import pandas as pd
 import pytest
 from workload_fixtures import BATSIM, SACCT
@@ -87,3 +88,45 @@ def test_every_reader_gives_the_same_jobs_for_the_same_log(tmp_path, kth_parquet
             check_exact=True,
         )
         assert other.machine_processors == swf.machine_processors == 100
+
+
+@pytest.mark.parametrize("allocated", [False, True])
+def test_a_log_s_columns_are_its_tables_columns_before_any_table_is_built(tmp_path, allocated):
+    """What a replay reads without pandas (Records.column, WorkloadLog.column) is what the
+    tables built later hold, column for column, drops and repairs included."""
+    from gridsim.workloads.mapping import DERIVED_COLUMNS, SwfMapping, apply_mapping
+    from gridsim.workloads.records import SWF_COLUMNS, frame_column
+    from gridsim.workloads.swf import bundled_swf, read_swf_records
+
+    with gzip.open(bundled_swf(), "rt") as log_file:
+        lines = log_file.read().splitlines()[:400]
+    edits = [  # SWF field (from 0) -> value, one job each: every drop and repair rule
+        {1: "-1"},  # unknown submit time: dropped
+        {3: "-1", 10: "5"},  # cancelled before it started: dropped
+        {3: "0"},  # no run time: dropped
+        {4: "-1", 7: "-1"},  # no processor count: dropped
+        {4: "500", 7: "500"},  # wider than the machine: dropped, or clipped
+        {7: "-1"},  # processors from the other field
+        {8: "-1"},  # estimate from the run time
+        {8: "10"},  # run time capped at the estimate
+        {11: "-1"},  # unknown user
+    ]
+    for k, edit in enumerate(edits):
+        fields = lines[100 + 7 * k].split()
+        for field, value in edit.items():
+            fields[field] = value
+        lines[100 + 7 * k] = " ".join(fields)
+    (tmp_path / "edited.swf").write_text("\n".join(lines) + "\n")
+    read = read_swf_records(tmp_path / "edited.swf")
+    assert isinstance(read.table, np.ndarray)
+    records = read.records
+    for name in SWF_COLUMNS:
+        np.testing.assert_array_equal(read.column(name), frame_column(records, name))
+    mapping = SwfMapping(processors="allocated", larger_than_machine="clip") if allocated else None
+    log = apply_mapping(read, mapping)
+    columns = {name: log.column(name) for name in (*SWF_COLUMNS, *DERIVED_COLUMNS)}
+    jobs = log.jobs  # the table, built now
+    assert 0 < len(jobs) == len(log) < len(read)
+    for name, values in columns.items():
+        np.testing.assert_array_equal(values, frame_column(jobs, name), err_msg=name)
+        np.testing.assert_array_equal(log.column(name), values, err_msg=name)
