@@ -37,9 +37,6 @@ static int grow(ResourceProfile *profile) {
     int64_t **spare = PyMem_Realloc(profile->spare, allocated * sizeof(int64_t *));
     if (spare == NULL) { PyErr_NoMemory(); return -1; }
     profile->spare = spare;
-    signed char *candidate = PyMem_Realloc(profile->candidate, allocated);
-    if (candidate == NULL) { PyErr_NoMemory(); return -1; }
-    profile->candidate = candidate;
     profile->allocated = allocated;
     return 0;
 }
@@ -49,18 +46,19 @@ int resource_profile_init(ResourceProfile *profile, const int64_t *capacity, Py_
     memset(profile, 0, sizeof(*profile));
     profile->nodes = nodes;
     profile->kinds = kinds;
-    profile->block = nodes * kinds + kinds;
+    profile->totals = nodes * kinds;
+    profile->memo = nodes * kinds + kinds;
+    profile->block = profile->memo + 2 + kinds;
     profile->capacity = capacity;
     profile->exclusive = exclusive;
     profile->allocated = 64;
     profile->times = PyMem_Malloc(64 * sizeof(double));
     profile->steps = PyMem_Malloc(64 * sizeof(int64_t *));
     profile->spare = PyMem_Malloc(64 * sizeof(int64_t *));
-    profile->candidate = PyMem_Malloc(64);
     profile->idle_units = PyMem_Malloc((nodes ? nodes : 1) * sizeof(int64_t));
-    profile->least = PyMem_Malloc((nodes > 0 && kinds > 0 ? nodes * kinds : 1) * sizeof(int64_t));
-    if (!profile->times || !profile->steps || !profile->spare || !profile->candidate ||
-        !profile->idle_units || !profile->least) {
+    profile->least = PyMem_Malloc((kinds > 0 ? kinds : 1) * sizeof(int64_t));
+    if (!profile->times || !profile->steps || !profile->spare || !profile->idle_units ||
+        !profile->least) {
         PyErr_NoMemory();
         return -1;
     }
@@ -70,8 +68,9 @@ int resource_profile_init(ResourceProfile *profile, const int64_t *capacity, Py_
     for (Py_ssize_t k = 0; k < kinds; k++) {
         int64_t total = 0;
         for (Py_ssize_t n = 0; n < nodes; n++) total += capacity[n * kinds + k];
-        block[nodes * kinds + k] = total;
+        block[profile->totals + k] = total;
     }
+    block[profile->memo] = -1;
     profile->times[0] = now;
     profile->steps[0] = block;
     profile->count = 1;
@@ -84,7 +83,6 @@ void resource_profile_free(ResourceProfile *profile) {
     PyMem_Free(profile->times);
     PyMem_Free(profile->steps);
     PyMem_Free(profile->spare);
-    PyMem_Free(profile->candidate);
     PyMem_Free(profile->idle_units);
     PyMem_Free(profile->least);
 }
@@ -134,43 +132,6 @@ static void merge(ResourceProfile *profile, Py_ssize_t i) {
     profile->count--;
 }
 
-int resource_profile_add(ResourceProfile *profile, double start, double end,
-                         const Allocation *allocation, const Request *request, int sign) {
-    if (end <= start) return 0;
-    if (start < profile->times[0]) {
-        return planning_error("a reservation over [%.17g, %.17g) starts before the profile "
-                              "(%.17g)", start, end, profile->times[0]);
-    }
-    Py_ssize_t i = split(profile, start);
-    if (i < 0) return -1;
-    Py_ssize_t j = end == INFINITY ? profile->count : split(profile, end);
-    if (j < 0) return -1;
-    Py_ssize_t kinds = profile->kinds, totals = profile->nodes * kinds;
-    const int64_t *capacity = profile->capacity;
-    for (Py_ssize_t s = i; s < j; s++) {
-        int64_t *block = profile->steps[s];
-        for (Py_ssize_t a = 0; a < allocation->count; a++) {
-            Py_ssize_t at = (Py_ssize_t)allocation->node[a] * kinds;
-            for (Py_ssize_t k = 0; k < kinds; k++) {
-                int64_t demand = profile->exclusive ? capacity[at + k]
-                                                    : allocation->units[a] * request->unit[k];
-                int64_t left = block[at + k] - sign * demand;
-                if (left < 0 || left > capacity[at + k]) {
-                    return planning_error("%s on node %d over [%.17g, %.17g)",
-                                          left < 0 ? "over-committed"
-                                                   : "released more than was held",
-                                          (int)allocation->node[a], start, end);
-                }
-                block[at + k] = left;
-                block[totals + k] -= sign * demand;
-            }
-        }
-    }
-    merge(profile, j);
-    merge(profile, i);
-    return 0;
-}
-
 /* Units of `request` in a node's free amounts `free_` (units_per_node of resources.py). */
 static int64_t units_in(const int64_t *free_, const Request *request, Py_ssize_t kinds) {
     int64_t held = INT64_MAX;
@@ -184,6 +145,61 @@ static int64_t units_in(const int64_t *free_, const Request *request, Py_ssize_t
     return request->one_per_node && held > 1 ? 1 : held;
 }
 
+static int idle(const int64_t *free_, const int64_t *capacity, Py_ssize_t kinds) {
+    for (Py_ssize_t k = 0; k < kinds; k++)
+        if (free_[k] != capacity[k]) return 0;
+    return 1;
+}
+
+/* The units of `request` the node at offset `at` of a step's block holds. */
+static int64_t node_units(const ResourceProfile *profile, const int64_t *block, Py_ssize_t at,
+                          const Request *request) {
+    const int64_t *capacity = profile->capacity + at;
+    if (!profile->exclusive) return units_in(block + at, request, profile->kinds);
+    return idle(block + at, capacity, profile->kinds) ? units_in(capacity, request, profile->kinds)
+                                                      : 0;
+}
+
+int resource_profile_add(ResourceProfile *profile, double start, double end,
+                         const Allocation *allocation, const Request *request, int sign) {
+    if (end <= start) return 0;
+    if (start < profile->times[0]) {
+        return planning_error("a reservation over [%.17g, %.17g) starts before the profile "
+                              "(%.17g)", start, end, profile->times[0]);
+    }
+    Py_ssize_t i = split(profile, start);
+    if (i < 0) return -1;
+    Py_ssize_t j = end == INFINITY ? profile->count : split(profile, end);
+    if (j < 0) return -1;
+    Py_ssize_t kinds = profile->kinds, totals = profile->totals;
+    const int64_t *capacity = profile->capacity;
+    for (Py_ssize_t s = i; s < j; s++) {
+        int64_t *block = profile->steps[s], *memo = block + profile->memo;
+        Request asked = {0, memo + 2, (int)memo[1]}; /* the memo's request, kept up to date */
+        for (Py_ssize_t a = 0; a < allocation->count; a++) {
+            Py_ssize_t at = (Py_ssize_t)allocation->node[a] * kinds;
+            if (memo[0] >= 0) memo[0] -= node_units(profile, block, at, &asked);
+            for (Py_ssize_t k = 0; k < kinds; k++) {
+                int64_t demand = profile->exclusive ? capacity[at + k]
+                                                    : allocation->units[a] * request->unit[k];
+                int64_t left = block[at + k] - sign * demand;
+                if (left < 0 || left > capacity[at + k]) {
+                    return planning_error("%s on node %d over [%.17g, %.17g)",
+                                          left < 0 ? "over-committed"
+                                                   : "released more than was held",
+                                          (int)allocation->node[a], start, end);
+                }
+                block[at + k] = left;
+                block[totals + k] -= sign * demand;
+            }
+            if (memo[0] >= 0) memo[0] += node_units(profile, block, at, &asked);
+        }
+    }
+    merge(profile, j);
+    merge(profile, i);
+    return 0;
+}
+
 int64_t resource_profile_units_when_idle(const ResourceProfile *profile,
                                          const Request *request) {
     int64_t total = 0;
@@ -192,46 +208,36 @@ int64_t resource_profile_units_when_idle(const ResourceProfile *profile,
     return total;
 }
 
-/* Per search: reset what is known of the steps, and the units an idle node holds. */
-static void begin_search(ResourceProfile *profile, const Request *request, Py_ssize_t first) {
-    memset(profile->candidate + first, -1, profile->count - first);
+/* Per search: the units an idle node holds (exclusive nodes). */
+static void begin_search(ResourceProfile *profile, const Request *request) {
     if (!profile->exclusive) return;
     for (Py_ssize_t n = 0; n < profile->nodes; n++)
         profile->idle_units[n] = units_in(profile->capacity + n * profile->kinds, request,
                                           profile->kinds);
 }
 
-static int idle(const int64_t *free_, const int64_t *capacity, Py_ssize_t kinds) {
-    for (Py_ssize_t k = 0; k < kinds; k++)
-        if (free_[k] != capacity[k]) return 0;
-    return 1;
+/* The units of `request` step s holds on all nodes (a row sum of the Python `units`),
+ * remembered in the step for the next request of the same unit (add keeps it up to date). */
+static int64_t step_units(ResourceProfile *profile, const Request *request, Py_ssize_t s) {
+    int64_t *block = profile->steps[s], *memo = block + profile->memo;
+    Py_ssize_t nodes = profile->nodes, kinds = profile->kinds;
+    if (memo[0] >= 0 && memo[1] == request->one_per_node &&
+        memcmp(memo + 2, request->unit, kinds * sizeof(int64_t)) == 0)
+        return memo[0];
+    int64_t sum = 0;
+    for (Py_ssize_t n = 0; n < nodes; n++) sum += node_units(profile, block, n * kinds, request);
+    memo[0] = sum;
+    memo[1] = request->one_per_node;
+    memcpy(memo + 2, request->unit, kinds * sizeof(int64_t));
+    return sum;
 }
 
 /* Whether step s holds the request's units at all (the `enough` of the Python search). */
 static int is_candidate(ResourceProfile *profile, const Request *request, Py_ssize_t s) {
-    signed char known = profile->candidate[s];
-    if (known >= 0) return known;
-    const int64_t *block = profile->steps[s];
-    Py_ssize_t nodes = profile->nodes, kinds = profile->kinds;
-    int64_t units = request->units, sum = 0;
-    int enough = 1;
-    for (Py_ssize_t k = 0; k < kinds && enough; k++) /* the totals' bound */
-        if (request->unit[k] > 0 && block[nodes * kinds + k] / request->unit[k] < units)
-            enough = 0;
-    if (enough) {
-        enough = 0;
-        for (Py_ssize_t n = 0; n < nodes && !enough; n++) {
-            const int64_t *free_ = block + n * kinds;
-            if (profile->exclusive)
-                sum += idle(free_, profile->capacity + n * kinds, kinds) ? profile->idle_units[n]
-                                                                          : 0;
-            else
-                sum += units_in(free_, request, kinds);
-            enough = sum >= units;
-        }
-    }
-    profile->candidate[s] = (signed char)enough;
-    return enough;
+    const int64_t *totals = profile->steps[s] + profile->totals;
+    for (Py_ssize_t k = 0; k < profile->kinds; k++) /* the totals' bound */
+        if (request->unit[k] > 0 && totals[k] / request->unit[k] < request->units) return 0;
+    return step_units(profile, request, s) >= request->units;
 }
 
 int resource_profile_may_start_before(ResourceProfile *profile, double now,
@@ -239,30 +245,35 @@ int resource_profile_may_start_before(ResourceProfile *profile, double now,
     Py_ssize_t first = step_at(profile, now);
     Py_ssize_t stop = bisect_left_d(profile->times, 0, profile->count, time);
     if (stop < first + 1) stop = first + 1;
-    begin_search(profile, request, first);
+    begin_search(profile, request);
     for (Py_ssize_t s = first; s < stop; s++)
         if (is_candidate(profile, request, s)) return 1;
     return 0;
 }
 
-/* The units every node holds over steps [s, covered), into held; their sum. */
+/* The units nodes 0, 1, ... hold over steps [s, covered), into held, until they add up to
+ * the request's units (first fit needs no more); their sum. */
 static int64_t held_over(ResourceProfile *profile, const Request *request, Py_ssize_t s,
                          Py_ssize_t covered, int64_t *held) {
-    Py_ssize_t nodes = profile->nodes, kinds = profile->kinds, amounts = nodes * kinds;
-    int64_t *least = profile->least;
-    memcpy(least, profile->steps[s], amounts * sizeof(int64_t));
-    for (Py_ssize_t t = s + 1; t < covered; t++) {
-        const int64_t *block = profile->steps[t];
-        for (Py_ssize_t a = 0; a < amounts; a++)
-            if (block[a] < least[a]) least[a] = block[a];
-    }
-    int64_t sum = 0;
-    for (Py_ssize_t n = 0; n < nodes; n++) {
-        if (profile->exclusive)
-            held[n] = idle(least + n * kinds, profile->capacity + n * kinds, kinds)
-                          ? profile->idle_units[n] : 0;
-        else
-            held[n] = units_in(least + n * kinds, request, kinds);
+    Py_ssize_t nodes = profile->nodes, kinds = profile->kinds;
+    int64_t *least = profile->least, sum = 0;
+    for (Py_ssize_t n = 0; n < nodes && sum < request->units; n++) {
+        Py_ssize_t at = n * kinds;
+        const int64_t *capacity = profile->capacity + at;
+        memcpy(least, profile->steps[s] + at, kinds * sizeof(int64_t));
+        int none = profile->exclusive ? !idle(least, capacity, kinds)
+                                      : units_in(least, request, kinds) == 0;
+        for (Py_ssize_t t = s + 1; t < covered && !none; t++) {
+            const int64_t *free_ = profile->steps[t] + at;
+            for (Py_ssize_t k = 0; k < kinds; k++) {
+                if (free_[k] < least[k]) least[k] = free_[k];
+                /* one unit no longer fits: the node holds none */
+                none = none || (profile->exclusive ? least[k] != capacity[k]
+                                                   : least[k] < request->unit[k]);
+            }
+        }
+        held[n] = none ? 0 : profile->exclusive ? profile->idle_units[n]
+                                                : units_in(least, request, kinds);
         sum += held[n];
     }
     return sum;
@@ -274,7 +285,7 @@ double resource_profile_earliest_fit(ResourceProfile *profile, double now,
     const double *times = profile->times;
     Py_ssize_t count = profile->count;
     Py_ssize_t s = step_at(profile, now);
-    begin_search(profile, request, s);
+    begin_search(profile, request);
     int64_t *held = found->units; /* room for every node */
     while (s < count) {
         if (!is_candidate(profile, request, s)) { s++; continue; }

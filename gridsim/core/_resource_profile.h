@@ -4,11 +4,13 @@
  * neighbours merged), same operations, same answers: every start is the same double and every
  * allocation the same nodes and units as the Python one. The number of kinds is a parameter.
  *
- * Layout: one block of int64 per step, `nodes x kinds` free amounts followed by `kinds`
- * totals over the nodes. Steps are an array of block pointers, so inserting a breakpoint
- * moves pointers and copies one block, not the whole profile. The totals bound a step's units
- * from above (the sum of floors is at most the floor of the sum), which rules most steps out
- * of a search without looking at a node. Functions return 0, or -1 with a Python exception.
+ * Layout: one block of int64 per step: `nodes x kinds` free amounts, `kinds` totals over the
+ * nodes, and a memo (the units of the last request unit asked about, -1 when unknown; then
+ * one_per_node and the unit). Steps are an array of block pointers, so inserting a
+ * breakpoint moves pointers and copies one block, not the whole profile. The totals bound a
+ * step's units from above (the sum of floors is at most the floor of the sum), which rules
+ * most steps out of a search without looking at a node; the memo answers the next request of
+ * the same unit (most logs have few distinct units) until the step changes. Functions return 0, or -1 with a Python exception.
  */
 #ifndef GRIDSIM_CORE_RESOURCE_PROFILE_H
 #define GRIDSIM_CORE_RESOURCE_PROFILE_H
@@ -34,7 +36,8 @@ typedef struct {
 } Allocation;
 
 typedef struct {
-    Py_ssize_t nodes, kinds, block; /* block: nodes * kinds + kinds int64 per step */
+    Py_ssize_t nodes, kinds;
+    Py_ssize_t totals, memo, block; /* offsets of the totals and the memo; the block's size */
     const int64_t *capacity;        /* nodes x kinds */
     int exclusive;
     double *times;
@@ -44,8 +47,7 @@ typedef struct {
     Py_ssize_t spare_count;
     /* scratch of the searches */
     int64_t *idle_units; /* units of the current request an idle node holds */
-    int64_t *least;      /* nodes x kinds, the smallest free amounts over the steps covered */
-    signed char *candidate; /* per step: -1 not yet known, else whether its units suffice */
+    int64_t *least;      /* kinds: a node's smallest free amounts over the steps covered */
 } ResourceProfile;
 
 int resource_profile_init(ResourceProfile *profile, const int64_t *capacity, Py_ssize_t nodes,
