@@ -138,7 +138,7 @@ static int64_t units_in(const int64_t *free_, const Request *request, Py_ssize_t
     for (Py_ssize_t k = 0; k < kinds; k++) {
         int64_t unit = request->unit[k];
         if (unit > 0) {
-            int64_t fits = unit == 1 ? free_[k] : free_[k] / unit;
+            int64_t fits = unit == 1 ? free_[k] : free_[k] < unit ? 0 : free_[k] / unit;
             if (fits < held) held = fits;
         }
     }
@@ -261,9 +261,8 @@ static int64_t held_over(ResourceProfile *profile, const Request *request, Py_ss
         Py_ssize_t at = n * kinds;
         const int64_t *capacity = profile->capacity + at;
         memcpy(least, profile->steps[s] + at, kinds * sizeof(int64_t));
-        int none = profile->exclusive ? !idle(least, capacity, kinds)
-                                      : units_in(least, request, kinds) == 0;
-        for (Py_ssize_t t = s + 1; t < covered && !none; t++) {
+        int none = 0;
+        for (Py_ssize_t t = s; t < covered && !none; t++) {
             const int64_t *free_ = profile->steps[t] + at;
             for (Py_ssize_t k = 0; k < kinds; k++) {
                 if (free_[k] < least[k]) least[k] = free_[k];
