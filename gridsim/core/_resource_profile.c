@@ -48,7 +48,9 @@ int resource_profile_init(ResourceProfile *profile, const int64_t *capacity, Py_
     profile->kinds = kinds;
     profile->totals = nodes * kinds;
     profile->memo = nodes * kinds + kinds;
-    profile->block = profile->memo + 2 + kinds;
+    profile->mask = profile->memo + 2 + kinds;
+    profile->words = (nodes + 63) / 64;
+    profile->block = profile->mask + profile->words;
     profile->capacity = capacity;
     profile->exclusive = exclusive;
     profile->allocated = 64;
@@ -57,8 +59,9 @@ int resource_profile_init(ResourceProfile *profile, const int64_t *capacity, Py_
     profile->spare = PyMem_Malloc(64 * sizeof(int64_t *));
     profile->idle_units = PyMem_Malloc((nodes ? nodes : 1) * sizeof(int64_t));
     profile->least = PyMem_Malloc((kinds > 0 ? kinds : 1) * sizeof(int64_t));
+    profile->able = PyMem_Malloc(((nodes + 63) / 64) * sizeof(uint64_t));
     if (!profile->times || !profile->steps || !profile->spare || !profile->idle_units ||
-        !profile->least) {
+        !profile->least || !profile->able) {
         PyErr_NoMemory();
         return -1;
     }
@@ -85,6 +88,7 @@ void resource_profile_free(ResourceProfile *profile) {
     PyMem_Free(profile->spare);
     PyMem_Free(profile->idle_units);
     PyMem_Free(profile->least);
+    PyMem_Free(profile->able);
 }
 
 static Py_ssize_t step_at(const ResourceProfile *profile, double time) {
@@ -133,7 +137,7 @@ static void merge(ResourceProfile *profile, Py_ssize_t i) {
 }
 
 /* Units of `request` in a node's free amounts `free_` (units_per_node of resources.py). */
-static int64_t units_in(const int64_t *free_, const Request *request, Py_ssize_t kinds) {
+static inline int64_t units_in(const int64_t *free_, const Request *request, Py_ssize_t kinds) {
     int64_t held = INT64_MAX;
     for (Py_ssize_t k = 0; k < kinds; k++) {
         int64_t unit = request->unit[k];
@@ -145,19 +149,25 @@ static int64_t units_in(const int64_t *free_, const Request *request, Py_ssize_t
     return request->one_per_node && held > 1 ? 1 : held;
 }
 
-static int idle(const int64_t *free_, const int64_t *capacity, Py_ssize_t kinds) {
+static inline int idle(const int64_t *free_, const int64_t *capacity, Py_ssize_t kinds) {
     for (Py_ssize_t k = 0; k < kinds; k++)
         if (free_[k] != capacity[k]) return 0;
     return 1;
 }
 
 /* The units of `request` the node at offset `at` of a step's block holds. */
-static int64_t node_units(const ResourceProfile *profile, const int64_t *block, Py_ssize_t at,
+static inline int64_t node_units(const ResourceProfile *profile, const int64_t *block, Py_ssize_t at,
                           const Request *request) {
     const int64_t *capacity = profile->capacity + at;
     if (!profile->exclusive) return units_in(block + at, request, profile->kinds);
     return idle(block + at, capacity, profile->kinds) ? units_in(capacity, request, profile->kinds)
                                                       : 0;
+}
+
+/* The memo's mask: bit n says node n holds at least one unit of the memo's request. */
+static inline void set_able(int64_t *mask, Py_ssize_t node, int able) {
+    uint64_t bit = (uint64_t)1 << (node % 64), *word = (uint64_t *)mask + node / 64;
+    *word = able ? *word | bit : *word & ~bit;
 }
 
 int resource_profile_add(ResourceProfile *profile, double start, double end,
@@ -192,7 +202,11 @@ int resource_profile_add(ResourceProfile *profile, double start, double end,
                 block[at + k] = left;
                 block[totals + k] -= sign * demand;
             }
-            if (memo[0] >= 0) memo[0] += node_units(profile, block, at, &asked);
+            if (memo[0] >= 0) {
+                int64_t units = node_units(profile, block, at, &asked);
+                memo[0] += units;
+                set_able(block + profile->mask, allocation->node[a], units > 0);
+            }
         }
     }
     merge(profile, j);
@@ -224,8 +238,13 @@ static int64_t step_units(ResourceProfile *profile, const Request *request, Py_s
     if (memo[0] >= 0 && memo[1] == request->one_per_node &&
         memcmp(memo + 2, request->unit, kinds * sizeof(int64_t)) == 0)
         return memo[0];
-    int64_t sum = 0;
-    for (Py_ssize_t n = 0; n < nodes; n++) sum += node_units(profile, block, n * kinds, request);
+    int64_t sum = 0, *mask = block + profile->mask;
+    memset(mask, 0, profile->words * sizeof(int64_t));
+    for (Py_ssize_t n = 0; n < nodes; n++) {
+        int64_t units = node_units(profile, block, n * kinds, request);
+        sum += units;
+        if (units > 0) set_able(mask, n, 1);
+    }
     memo[0] = sum;
     memo[1] = request->one_per_node;
     memcpy(memo + 2, request->unit, kinds * sizeof(int64_t));
@@ -251,30 +270,44 @@ int resource_profile_may_start_before(ResourceProfile *profile, double now,
     return 0;
 }
 
-/* The units nodes 0, 1, ... hold over steps [s, covered), into held, until they add up to
- * the request's units (first fit needs no more); their sum. */
-static int64_t held_over(ResourceProfile *profile, const Request *request, Py_ssize_t s,
-                         Py_ssize_t covered, int64_t *held) {
-    Py_ssize_t nodes = profile->nodes, kinds = profile->kinds;
-    int64_t *least = profile->least, sum = 0;
-    for (Py_ssize_t n = 0; n < nodes && sum < request->units; n++) {
-        Py_ssize_t at = n * kinds;
-        const int64_t *capacity = profile->capacity + at;
-        memcpy(least, profile->steps[s] + at, kinds * sizeof(int64_t));
-        int none = 0;
-        for (Py_ssize_t t = s; t < covered && !none; t++) {
-            const int64_t *free_ = profile->steps[t] + at;
-            for (Py_ssize_t k = 0; k < kinds; k++) {
-                if (free_[k] < least[k]) least[k] = free_[k];
-                /* one unit no longer fits: the node holds none */
-                none = none || (profile->exclusive ? least[k] != capacity[k]
-                                                   : least[k] < request->unit[k]);
-            }
-        }
-        held[n] = none ? 0 : profile->exclusive ? profile->idle_units[n]
-                                                : units_in(least, request, kinds);
-        sum += held[n];
+/* First fit over steps [s, covered), every one a candidate (so their memos and masks are for
+ * this request): the units nodes 0, 1, ... hold over all those steps, into `found` until
+ * they add up to the request's units; their sum. Only nodes able to hold a unit at every
+ * step (the masks' intersection) are looked at. */
+static int64_t first_fit(ResourceProfile *profile, const Request *request, Py_ssize_t s,
+                         Py_ssize_t covered, Allocation *found) {
+    Py_ssize_t kinds = profile->kinds, words = profile->words;
+    uint64_t *able = profile->able;
+    memcpy(able, profile->steps[s] + profile->mask, words * sizeof(uint64_t));
+    for (Py_ssize_t t = s + 1; t < covered; t++) {
+        const uint64_t *mask = (const uint64_t *)(profile->steps[t] + profile->mask);
+        for (Py_ssize_t w = 0; w < words; w++) able[w] &= mask[w];
     }
+    int64_t sum = 0, *least = profile->least;
+    Py_ssize_t pairs = 0;
+    for (Py_ssize_t w = 0; w < words && sum < request->units; w++) {
+        for (uint64_t bits = able[w]; bits != 0 && sum < request->units; bits &= bits - 1) {
+            Py_ssize_t n = w * 64 + __builtin_ctzll(bits), at = n * kinds;
+            int64_t held;
+            if (profile->exclusive)
+                held = profile->idle_units[n]; /* idle at every step */
+            else if (request->one_per_node)
+                held = 1;
+            else {
+                for (Py_ssize_t k = 0; k < kinds; k++) least[k] = profile->steps[s][at + k];
+                for (Py_ssize_t t = s + 1; t < covered; t++)
+                    for (Py_ssize_t k = 0; k < kinds; k++)
+                        if (profile->steps[t][at + k] < least[k])
+                            least[k] = profile->steps[t][at + k];
+                held = units_in(least, request, kinds);
+            }
+            int64_t take = held < request->units - sum ? held : request->units - sum;
+            found->node[pairs] = (int32_t)n;
+            found->units[pairs++] = take;
+            sum += take;
+        }
+    }
+    found->count = pairs;
     return sum;
 }
 
@@ -285,7 +318,6 @@ double resource_profile_earliest_fit(ResourceProfile *profile, double now,
     Py_ssize_t count = profile->count;
     Py_ssize_t s = step_at(profile, now);
     begin_search(profile, request);
-    int64_t *held = found->units; /* room for every node */
     while (s < count) {
         if (!is_candidate(profile, request, s)) { s++; continue; }
         double start = now > times[s] ? now : times[s];
@@ -297,19 +329,7 @@ double resource_profile_earliest_fit(ResourceProfile *profile, double now,
         for (Py_ssize_t t = s + 1; t < covered && short_step < 0; t++)
             if (!is_candidate(profile, request, t)) short_step = t;
         if (short_step >= 0) { s = short_step + 1; continue; }
-        if (held_over(profile, request, s, covered, held) >= request->units) {
-            int64_t remaining = request->units;
-            Py_ssize_t pairs = 0;
-            for (Py_ssize_t n = 0; remaining > 0; n++) {
-                if (held[n] == 0) continue;
-                int64_t take = held[n] < remaining ? held[n] : remaining;
-                found->node[pairs] = (int32_t)n;
-                found->units[pairs++] = take; /* pairs <= n: held[n] is already read */
-                remaining -= take;
-            }
-            found->count = pairs;
-            return start;
-        }
+        if (first_fit(profile, request, s, covered, found) >= request->units) return start;
         s++;
     }
     return NAN;

@@ -37,7 +37,8 @@ typedef struct {
 
 typedef struct {
     Py_ssize_t nodes, kinds;
-    Py_ssize_t totals, memo, block; /* offsets of the totals and the memo; the block's size */
+    Py_ssize_t totals, memo, mask, block; /* offsets in a step's block; the block's size */
+    Py_ssize_t words;                     /* of a mask: one bit per node */
     const int64_t *capacity;        /* nodes x kinds */
     int exclusive;
     double *times;
@@ -48,6 +49,7 @@ typedef struct {
     /* scratch of the searches */
     int64_t *idle_units; /* units of the current request an idle node holds */
     int64_t *least;      /* kinds: a node's smallest free amounts over the steps covered */
+    uint64_t *able;      /* the nodes holding a unit at every step covered (a mask) */
 } ResourceProfile;
 
 int resource_profile_init(ResourceProfile *profile, const int64_t *capacity, Py_ssize_t nodes,
