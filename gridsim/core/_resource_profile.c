@@ -60,8 +60,9 @@ int resource_profile_init(ResourceProfile *profile, const int64_t *capacity, Py_
     profile->idle_units = PyMem_Malloc((nodes ? nodes : 1) * sizeof(int64_t));
     profile->least = PyMem_Malloc((kinds > 0 ? kinds : 1) * sizeof(int64_t));
     profile->able = PyMem_Malloc(((nodes + 63) / 64) * sizeof(uint64_t));
+    profile->change = PyMem_Malloc((nodes + 1) * kinds * sizeof(int64_t));
     if (!profile->times || !profile->steps || !profile->spare || !profile->idle_units ||
-        !profile->least || !profile->able) {
+        !profile->least || !profile->able || !profile->change) {
         PyErr_NoMemory();
         return -1;
     }
@@ -89,6 +90,7 @@ void resource_profile_free(ResourceProfile *profile) {
     PyMem_Free(profile->idle_units);
     PyMem_Free(profile->least);
     PyMem_Free(profile->able);
+    PyMem_Free(profile->change);
 }
 
 static Py_ssize_t step_at(const ResourceProfile *profile, double time) {
@@ -127,8 +129,10 @@ static Py_ssize_t split(ResourceProfile *profile, double time) {
 
 static void merge(ResourceProfile *profile, Py_ssize_t i) {
     if (i <= 0 || i >= profile->count) return;
-    Py_ssize_t amounts = profile->nodes * profile->kinds;
-    if (memcmp(profile->steps[i], profile->steps[i - 1], amounts * sizeof(int64_t)) != 0) return;
+    const int64_t *step = profile->steps[i], *before = profile->steps[i - 1];
+    for (Py_ssize_t k = profile->totals; k < profile->memo; k++) /* differing totals: quick */
+        if (step[k] != before[k]) return;
+    if (memcmp(step, before, profile->totals * sizeof(int64_t)) != 0) return;
     profile->spare[profile->spare_count++] = profile->steps[i];
     Py_ssize_t tail = profile->count - i - 1;
     memmove(profile->times + i, profile->times + i + 1, tail * sizeof(double));
@@ -183,31 +187,40 @@ int resource_profile_add(ResourceProfile *profile, double start, double end,
     if (j < 0) return -1;
     Py_ssize_t kinds = profile->kinds, totals = profile->totals;
     const int64_t *capacity = profile->capacity;
+    int64_t *change = profile->change, *sum = change + profile->nodes * kinds;
+    for (Py_ssize_t k = 0; k < kinds; k++) sum[k] = 0;
+    for (Py_ssize_t a = 0; a < allocation->count; a++) { /* what every step loses */
+        Py_ssize_t at = (Py_ssize_t)allocation->node[a] * kinds;
+        for (Py_ssize_t k = 0; k < kinds; k++) {
+            int64_t demand = profile->exclusive ? capacity[at + k]
+                                                : allocation->units[a] * request->unit[k];
+            change[a * kinds + k] = -sign * demand;
+            sum[k] -= sign * demand;
+        }
+    }
     for (Py_ssize_t s = i; s < j; s++) {
         int64_t *block = profile->steps[s], *memo = block + profile->memo;
+        int remembered = memo[0] >= 0;
         Request asked = {0, memo + 2, (int)memo[1]}; /* the memo's request, kept up to date */
         for (Py_ssize_t a = 0; a < allocation->count; a++) {
             Py_ssize_t at = (Py_ssize_t)allocation->node[a] * kinds;
-            if (memo[0] >= 0) memo[0] -= node_units(profile, block, at, &asked);
+            int64_t units = remembered ? node_units(profile, block, at, &asked) : 0;
             for (Py_ssize_t k = 0; k < kinds; k++) {
-                int64_t demand = profile->exclusive ? capacity[at + k]
-                                                    : allocation->units[a] * request->unit[k];
-                int64_t left = block[at + k] - sign * demand;
-                if (left < 0 || left > capacity[at + k]) {
+                int64_t left = block[at + k] + change[a * kinds + k];
+                if (left < 0 || left > capacity[at + k])
                     return planning_error("%s on node %d over [%.17g, %.17g)",
                                           left < 0 ? "over-committed"
                                                    : "released more than was held",
                                           (int)allocation->node[a], start, end);
-                }
                 block[at + k] = left;
-                block[totals + k] -= sign * demand;
             }
-            if (memo[0] >= 0) {
-                int64_t units = node_units(profile, block, at, &asked);
-                memo[0] += units;
-                set_able(block + profile->mask, allocation->node[a], units > 0);
+            if (remembered) {
+                int64_t now_units = node_units(profile, block, at, &asked);
+                memo[0] += now_units - units;
+                set_able(block + profile->mask, allocation->node[a], now_units > 0);
             }
         }
+        for (Py_ssize_t k = 0; k < kinds; k++) block[totals + k] += sum[k];
     }
     merge(profile, j);
     merge(profile, i);
@@ -235,9 +248,9 @@ static void begin_search(ResourceProfile *profile, const Request *request) {
 static int64_t step_units(ResourceProfile *profile, const Request *request, Py_ssize_t s) {
     int64_t *block = profile->steps[s], *memo = block + profile->memo;
     Py_ssize_t nodes = profile->nodes, kinds = profile->kinds;
-    if (memo[0] >= 0 && memo[1] == request->one_per_node &&
-        memcmp(memo + 2, request->unit, kinds * sizeof(int64_t)) == 0)
-        return memo[0];
+    int same = memo[0] >= 0 && memo[1] == request->one_per_node;
+    for (Py_ssize_t k = 0; k < kinds && same; k++) same = memo[2 + k] == request->unit[k];
+    if (same) return memo[0];
     int64_t sum = 0, *mask = block + profile->mask;
     memset(mask, 0, profile->words * sizeof(int64_t));
     for (Py_ssize_t n = 0; n < nodes; n++) {

@@ -49,6 +49,7 @@ typedef struct {
     /* scratch of the searches */
     int64_t *idle_units; /* units of the current request an idle node holds */
     int64_t *least;      /* kinds: a node's smallest free amounts over the steps covered */
+    int64_t *change; /* (nodes + 1) x kinds: an add's change per node of an allocation, total */
     uint64_t *able;      /* the nodes holding a unit at every step covered (a mask) */
 } ResourceProfile;
 
