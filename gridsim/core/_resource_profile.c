@@ -142,13 +142,15 @@ static void merge(ResourceProfile *profile, Py_ssize_t i) {
 
 /* Units of `request` in a node's free amounts `free_` (units_per_node of resources.py). */
 static inline int64_t units_in(const int64_t *free_, const Request *request, Py_ssize_t kinds) {
-    int64_t held = INT64_MAX;
-    for (Py_ssize_t k = 0; k < kinds; k++) {
+    int64_t held = INT64_MAX, product;
+    for (Py_ssize_t k = 0; k < kinds && held > 0; k++) {
         int64_t unit = request->unit[k];
-        if (unit > 0) {
-            int64_t fits = unit == 1 ? free_[k] : free_[k] < unit ? 0 : free_[k] / unit;
-            if (fits < held) held = fits;
-        }
+        if (unit <= 0) continue;
+        /* divide only when this kind holds fewer units than the kinds before it */
+        if (held != INT64_MAX && !__builtin_mul_overflow(held, unit, &product) &&
+            free_[k] >= product)
+            continue;
+        held = unit == 1 ? free_[k] : free_[k] < unit ? 0 : free_[k] / unit;
     }
     return request->one_per_node && held > 1 ? 1 : held;
 }
