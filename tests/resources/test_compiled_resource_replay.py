@@ -17,11 +17,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from property_budget import examples
-from resource_flows import flow_table, random_platform, random_request
+from resource_flows import NODE_CLASSES, flow_table, random_log, random_platform, random_request
 
 from gridsim.core import replay as core
+from gridsim.experiments.runner import replication_seed
+from gridsim.experiments.swf_replay import SwfReplayScenario, run_replication
 from gridsim.resources import ResourceRequest, capacity_matrix, never_fits
 from gridsim.sim.log_replay import replay_resources
+from gridsim.workloads.jobs_table import write_jobs_table
 from gridsim.workloads.swf import read_swf
 
 needs_compiled = pytest.mark.skipif(
@@ -138,6 +141,28 @@ def test_progress_is_reported_at_the_same_instants_on_both_paths(monkeypatch):
                          "conservative", on_progress=calls.append, progress_every=5)  # fmt: skip
         seen.append(calls)
     assert seen[0] == seen[1] and len(seen[0]) > 5
+
+
+@needs_compiled
+@pytest.mark.parametrize("mode", ["shared", "exclusive"])
+def test_the_swf_replay_kind_writes_the_same_tables_on_both_paths(tmp_path, monkeypatch, mode):
+    """The whole kind: jobs tables (allocations, costs, resource classes) and runs tables
+    (waits, utilisations, dropped_never_fits) of FCFS, EASY and conservative."""
+    path = tmp_path / "flow.parquet"
+    write_jobs_table(random_log(np.random.default_rng([29, 32, len(mode)])), path)
+    scenario = SwfReplayScenario.model_validate(
+        {"name": "paths", "kind": "swf_replay", "seed": 1, "progress": False,
+         "workload": {"path": str(path)},
+         "platform": {"node_classes": NODE_CLASSES, "node_mode": mode}})  # fmt: skip
+    tables = []
+    for pure in ("0", "1"):
+        monkeypatch.setenv(core.PURE_PYTHON_ENV, pure)
+        tables.append(run_replication(scenario, 0, replication_seed(1, 0)))
+    timings = ["replay_time_s", "replay_cpu_s", "jobs_per_second"]
+    for name in ("jobs", "runs", "users"):
+        a, b = (table[name].drop(columns=timings, errors="ignore") for table in tables)
+        pd.testing.assert_frame_equal(a, b)
+    assert (tables[0]["runs"].dropped_never_fits > 0).all()  # no node has 3 GPUs
 
 
 @pytest.mark.slow
