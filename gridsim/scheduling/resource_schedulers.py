@@ -25,7 +25,7 @@ Cost per event: FCFS and EASY one search per job looked at; conservative one sea
 arrival and one per queued job and early completion (see the profile's search cost).
 
 These classes are the reference and the path of the Python replay loop; replays of built-in
-scheduler names run their C translation, ``gridsim/core/_resource_replay.c``, with the same
+scheduler names run their C translation, ``gridsim/core/_resource_planners.c``, with the same
 schedule (:func:`gridsim.sim.log_replay.replay_resources` chooses).
 """
 
