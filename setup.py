@@ -17,8 +17,20 @@ from setuptools.command.bdist_wheel import bdist_wheel
 flags = [] if sys.platform == "win32" else ["-ffp-contract=off"]
 core = Extension(
     "gridsim.core._replay",
-    sources=["gridsim/core/_replay.c", "gridsim/core/_profile.c"],
-    depends=["gridsim/core/_profile.h"],
+    sources=[
+        "gridsim/core/_replay.c",
+        "gridsim/core/_profile.c",
+        "gridsim/core/_resource_replay.c",
+        "gridsim/core/_resource_planners.c",
+        "gridsim/core/_resource_profile.c",
+    ],
+    depends=[
+        "gridsim/core/_profile.h",
+        "gridsim/core/_heap.h",
+        "gridsim/core/_bisect.h",
+        "gridsim/core/_resource_planners.h",
+        "gridsim/core/_resource_profile.h",
+    ],
     extra_compile_args=flags,
     optional=True,
 )

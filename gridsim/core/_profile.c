@@ -1,29 +1,12 @@
 /* The processor-count step profile in C; the reference, with the reasons for every step, is
  * gridsim/scheduling/counting_profile.py. Comments here only say where the C differs. */
 #include "_profile.h"
+#include "_bisect.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* First index of a[lo, hi) with a[i] >= x (Python's bisect_left). */
-static Py_ssize_t bisect_left_d(const double *a, Py_ssize_t lo, Py_ssize_t hi, double x) {
-    while (lo < hi) {
-        Py_ssize_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < x) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
-
-/* First index of a[lo, hi) with a[i] > x (Python's bisect_right). */
-static Py_ssize_t bisect_right_d(const double *a, Py_ssize_t lo, Py_ssize_t hi, double x) {
-    while (lo < hi) {
-        Py_ssize_t mid = lo + (hi - lo) / 2;
-        if (x < a[mid]) hi = mid; else lo = mid + 1;
-    }
-    return lo;
-}
 
 static Py_ssize_t bisect_left_i(const int64_t *a, Py_ssize_t lo, Py_ssize_t hi, int64_t x) {
     while (lo < hi) {

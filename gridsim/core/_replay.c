@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_heap.h"
 #include "_profile.h"
 
 enum { FCFS = 0, EASY = 1, CONSERVATIVE = 2 };
@@ -23,55 +24,6 @@ enum { WAITING = 0, QUEUED = 1, RUNNING = 2, DONE = 3 };
 
 PyObject *gridsim_planning_error;
 #define PlanningError gridsim_planning_error
-
-typedef struct { double time; int64_t job; } Entry;
-
-typedef struct { Entry *items; Py_ssize_t size, capacity; } Heap;
-
-static int entry_less(Entry a, Entry b) {
-    return a.time < b.time || (a.time == b.time && a.job < b.job);
-}
-
-static int heap_push(Heap *heap, double time, int64_t job) {
-    if (heap->size == heap->capacity) {
-        Py_ssize_t capacity = heap->capacity ? 2 * heap->capacity : 64;
-        Entry *items = PyMem_Realloc(heap->items, capacity * sizeof(Entry));
-        if (items == NULL) { PyErr_NoMemory(); return -1; }
-        heap->items = items;
-        heap->capacity = capacity;
-    }
-    Py_ssize_t i = heap->size++;
-    Entry entry = {time, job};
-    while (i > 0) {
-        Py_ssize_t parent = (i - 1) / 2;
-        if (!entry_less(entry, heap->items[parent])) break;
-        heap->items[i] = heap->items[parent];
-        i = parent;
-    }
-    heap->items[i] = entry;
-    return 0;
-}
-
-static void sift_down(Heap *heap, Py_ssize_t i) {
-    Entry entry = heap->items[i];
-    for (;;) {
-        Py_ssize_t child = 2 * i + 1;
-        if (child >= heap->size) break;
-        if (child + 1 < heap->size && entry_less(heap->items[child + 1], heap->items[child]))
-            child++;
-        if (!entry_less(heap->items[child], entry)) break;
-        heap->items[i] = heap->items[child];
-        i = child;
-    }
-    heap->items[i] = entry;
-}
-
-static Entry heap_pop(Heap *heap) {
-    Entry top = heap->items[0];
-    heap->items[0] = heap->items[--heap->size];
-    if (heap->size > 0) sift_down(heap, 0);
-    return top;
-}
 
 /* The planner's state: the three algorithms share the queue and running jobs. */
 typedef struct {
@@ -552,14 +504,20 @@ done:
     return result;
 }
 
+/* _resource_replay.c */
+PyObject *gridsim_replay_resources(PyObject *module, PyObject *args);
+extern const char gridsim_replay_resources_doc[];
+
 static PyMethodDef methods[] = {
     {"replay", replay, METH_VARARGS, replay_doc},
+    {"replay_resources", gridsim_replay_resources, METH_VARARGS, gridsim_replay_resources_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module_definition = {
     PyModuleDef_HEAD_INIT, "_replay",
-    "Log replays on a processor count, compiled (gridsim.core.replay is the interface).", -1,
+    "Log replays on a processor count or on nodes with resources, compiled "
+    "(gridsim.core.replay is the interface).", -1,
     methods, NULL, NULL, NULL, NULL,
 };
 

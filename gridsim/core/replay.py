@@ -1,11 +1,13 @@
-"""The compiled log replay: whether it is available, and the call that runs it.
+"""The compiled log replays: whether they are available, and the calls that run them.
 
-Built-in schedulers (``"fcfs"``, ``"easy"``, ``"conservative"``) replay through the C loop of
-``_replay.c`` by default; :func:`gridsim.sim.log_replay.replay_log` asks :func:`compiled`
-once per replay. A scheduler class (plugins, references in the tests) always runs the Python
-loop. ``GRIDSIM_PURE_PYTHON=1`` in the environment forces the Python path (same results,
-slower); where the extension was not built (no C compiler at install time) the Python path
-runs with one warning per process.
+Built-in schedulers (``"fcfs"``, ``"easy"``, ``"conservative"``) replay through the C loops of
+``_replay.c`` (a processor count) and ``_resource_replay.c`` (nodes with cores, memory and
+GPUs) by default; :func:`gridsim.sim.log_replay.replay_log` and
+:func:`~gridsim.sim.log_replay.replay_resources` ask :func:`compiled` once per replay. A
+scheduler class (plugins, references in the tests) always runs the Python loop.
+``GRIDSIM_PURE_PYTHON=1`` in the environment forces the Python path (same results, slower);
+where the extension was not built (no C compiler at install time) the Python path runs with
+one warning per process.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import ModuleType
 
 import numpy as np
+
+from gridsim.resources import NodeMode, ResourceRequest, never_fits
+from gridsim.scheduling.resource_profile import Allocation
 
 #: Set to 1 (or any non-empty value but 0) to replay with the pure-Python planners.
 PURE_PYTHON_ENV = "GRIDSIM_PURE_PYTHON"
@@ -99,3 +104,52 @@ def replay_compiled(
             "compression_moves": moves,
         }
     return start, first_reservation, peak, events, counters, nodes
+
+
+def replay_resources_compiled(
+    module: ModuleType,
+    arrays: dict[str, np.ndarray],
+    requests: Sequence[ResourceRequest],
+    capacity: np.ndarray,
+    mode: NodeMode,
+    algorithm: str,
+    *,
+    on_progress: Callable[[float], None] | None,
+    progress_every: int,
+) -> tuple[np.ndarray, np.ndarray, int, int, dict[str, int], list[Allocation]]:
+    """Run the C replay on nodes of ``capacity`` (nodes x kinds) for jobs in priority order
+    (``arrays``: submit, estimate, duration; ``requests``); returns start times, first
+    reservations, peak cores, events, counters and every job's ``(node, units)`` pairs, as
+    the Python planners of :mod:`gridsim.scheduling.resource_schedulers` compute them.
+
+    Raises:
+        ValueError: a job no set of nodes holds (the message of the Python planners).
+        RuntimeError: a broken planning invariant (``_replay.PlanningError``).
+    """
+    count = len(arrays["submit"])
+    start = np.full(count, np.nan)
+    first_reservation = np.full(count, np.nan)
+    try:
+        peak, events, compressions, moves, allocation = module.replay_resources(
+            requests,
+            np.ascontiguousarray(capacity, dtype=np.int64),
+            mode == "exclusive",
+            np.ascontiguousarray(arrays["submit"], dtype=np.float64),
+            np.ascontiguousarray(arrays["estimate"], dtype=np.float64),
+            np.ascontiguousarray(arrays["duration"], dtype=np.float64),
+            ALGORITHM_CODES[algorithm],
+            on_progress,
+            progress_every,
+            start,
+            first_reservation,
+        )
+    except ValueError as error:
+        if error.args[:1] != ("never fits",):
+            raise
+        position = error.args[1]
+        why = never_fits(capacity, requests[position])
+        raise ValueError(f"job at position {position} never fits: {why}") from None
+    counters = {}
+    if algorithm == "conservative":
+        counters = {"compressions": compressions, "compression_moves": moves}
+    return start, first_reservation, peak, events, counters, allocation

@@ -9,8 +9,8 @@ Which engine: a log whose jobs all ask for processors only, on nodes of one core
 processor count on identical nodes; the processor-count schedulers replay it exactly and fast
 (:func:`uses_resource_planners` says no). Every other replay runs the multi-resource planners
 of :mod:`gridsim.scheduling.resource_schedulers` in the loop of
-:func:`gridsim.sim.log_replay.replay_resources`. Jobs no set of nodes can ever hold are dropped
-and counted (``dropped_never_fits``).
+:func:`gridsim.sim.log_replay.replay_resources` (their C translation unless the compiled core
+is off). Jobs no set of nodes can ever hold are dropped and counted (``dropped_never_fits``).
 """
 
 from __future__ import annotations

@@ -19,6 +19,10 @@ duration (one, with ``one_per_node``).
 
 Cost: O(S N K) per search to count units, then O(S N) per start tried (S steps, N nodes, K
 kinds); O(S N K) per change (the arrays are copied when a breakpoint is inserted).
+
+This module is the reference: replays of built-in schedulers use its C translation,
+``gridsim/core/_resource_profile.c``, which gives the same answers with per-step totals,
+units and node masks that spare most of this work (docs/resources.md, "Compiled").
 """
 
 from __future__ import annotations

@@ -23,6 +23,10 @@ every resource of every node named, for the whole estimate:
 
 Cost per event: FCFS and EASY one search per job looked at; conservative one search per
 arrival and one per queued job and early completion (see the profile's search cost).
+
+These classes are the reference and the path of the Python replay loop; replays of built-in
+scheduler names run their C translation, ``gridsim/core/_resource_planners.c``, with the same
+schedule (:func:`gridsim.sim.log_replay.replay_resources` chooses).
 """
 
 from __future__ import annotations

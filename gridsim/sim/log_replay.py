@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from gridsim.core.replay import compiled, replay_compiled
+from gridsim.core.replay import compiled, replay_compiled, replay_resources_compiled
 from gridsim.resources import CORES, NodeMode, ResourceRequest
 from gridsim.scheduling.log_schedulers import (
     ALGORITHMS,
@@ -280,29 +280,49 @@ def replay_resources(
     algorithm: Algorithm,
     *,
     on_progress: Callable[[float], None] | None = None,
+    progress_every: int = 2000,
 ) -> ResourceReplay:
     """Replay ``jobs`` (one request each, in the table's order) on nodes of ``capacity``
     (nodes x kinds) under the multi-resource ``algorithm``
     (:mod:`gridsim.scheduling.resource_schedulers`), in the loop of :func:`replay_log`.
 
-    ``processors`` in the replay's counts are the cores each job asks for.
+    ``processors`` in the replay's counts are the cores each job asks for. Through the
+    compiled core unless it is switched off or not built (the one place that chooses); the
+    Python planners give the same schedule.
     """
+    missing = [c for c in ("job_id", "submit_time", "estimate", "duration") if c not in jobs]
+    if missing:
+        raise ValueError(f"a replay needs columns {missing}, got {list(jobs.columns)}")
     order = np.lexsort((jobs.job_id.to_numpy(), jobs.submit_time.to_numpy()))
-    in_priority_order = [requests[i] for i in order]
-    built: list = []
-    factory = resource_scheduler_factory(algorithm, capacity, mode, in_priority_order, built)
-    cores = [request.total[CORES] for request in requests]
-    replay = replay_log(
-        jobs.assign(processors=cores),
-        int(capacity[:, CORES].sum()),
-        factory,
-        record_nodes=False,
-        on_progress=on_progress,
-    )
-    held = built[0].allocation
-    allocation = [held.get(position, ()) for position in range(len(order))]
     inverse = np.empty(len(order), dtype=np.int64)
     inverse[order] = np.arange(len(order))
+    in_priority_order = [requests[i] for i in order]
+    module = compiled() if algorithm in ALGORITHMS else None
+    if module is None:
+        built: list = []
+        factory = resource_scheduler_factory(algorithm, capacity, mode, in_priority_order, built)
+        cores = [request.total[CORES] for request in requests]
+        replay = replay_log(jobs.assign(processors=cores), int(capacity[:, CORES].sum()),
+                            factory, record_nodes=False, on_progress=on_progress,
+                            progress_every=progress_every)  # fmt: skip
+        allocation = [built[0].allocation.get(position, ()) for position in range(len(order))]
+        return ResourceReplay(replay, [allocation[i] for i in inverse])
+    submit = jobs.submit_time.to_numpy(dtype=np.float64)[order]
+    arrays = {
+        "submit": submit,
+        "estimate": jobs.estimate.to_numpy(dtype=np.float64)[order],
+        "duration": jobs.duration.to_numpy(dtype=np.float64)[order],
+    }
+    try:
+        start, first_reservation, peak, events, counters, allocation = replay_resources_compiled(
+            module, arrays, in_priority_order, capacity, mode, algorithm,
+            on_progress=on_progress, progress_every=progress_every,
+        )  # fmt: skip
+    except module.PlanningError as error:
+        raise ReplayError(str(error)) from None
+    if on_progress is not None and len(order):
+        on_progress(max(float(submit[-1]), 0.0))
+    replay = Replay(start[inverse], first_reservation[inverse], None, peak, events, counters)
     return ResourceReplay(replay, [allocation[i] for i in inverse])
 
 

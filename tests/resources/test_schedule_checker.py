@@ -15,41 +15,13 @@ import pandas as pd
 import pytest
 import yaml
 from resource_checker import schedule_problems
+from resource_flows import NODE_CLASSES, random_log
 
 from gridsim.bundled_scenarios import FOLDER
 from gridsim.experiments.runner import replication_seed
 from gridsim.experiments.swf_replay import SwfReplayScenario, run_replication
 from gridsim.workloads.jobs_table import write_jobs_table
 from gridsim.workloads.platform import log_platform
-from gridsim.workloads.records import Records, records_frame
-from gridsim.workloads.swf import SwfHeader
-
-NODE_CLASSES = [{"count": 3, "cores": 4, "memory_mb": 8192, "gpus": 2, "price_per_gpu_hour": 2.0},
-                {"count": 2, "cores": 8, "memory_mb": 32768, "gpus": 0}]  # fmt: skip
-
-
-def random_log(rng: np.random.Generator, count: int = 80) -> Records:
-    """Jobs of three shapes: nodes x per-node amounts, processors with memory, processors."""
-    shape = rng.integers(3, size=count)
-    shaped = shape == 0
-    run_time = rng.integers(10, 400, count).astype(float)
-    columns = {
-        "job_id": np.arange(1, count + 1),
-        "submit_time": np.sort(rng.uniform(0, 3000, count)).round(1),
-        "run_time": run_time,
-        "requested_time": run_time * rng.choice([1.0, 1.5, 3.0], count),
-        "requested_processors": rng.integers(1, 9, count),
-        "requested_memory": np.where(shape == 1, 1024 * rng.integers(256, 4096, count), -1.0),
-        "user_id": rng.integers(1, 5, count),
-        "status": np.ones(count, dtype=int),
-        "wait_time": np.zeros(count),
-        "nodes": np.where(shaped, rng.integers(1, 3, count), pd.NA),
-        "cores_per_node": np.where(shaped, rng.integers(1, 5, count), pd.NA),
-        "requested_memory_per_node_mb": np.where(shaped, rng.integers(0, 8192, count), np.nan),
-        "gpus_per_node": np.where(shaped, rng.integers(0, 4, count), pd.NA),  # 3: never fits
-    }
-    records = records_frame(columns, count)
-    return Records(records, SwfHeader((("MaxProcs", "28"),)), "random", "jobs_table", count)
 
 
 @pytest.mark.parametrize("mode", ["shared", "exclusive"])
