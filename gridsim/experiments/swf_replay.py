@@ -39,12 +39,13 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from gridsim.analysis.jobflow_metrics import LABELS, job_metrics, jobflow_summary, per_user_summary
 from gridsim.analysis.resource_metrics import resource_summary
 from gridsim.analysis.stats import summarise_by
 from gridsim.config import ScenarioBase, ScenarioError
+from gridsim.energy.accounting import account_jobs, energy_metrics
 from gridsim.experiments import feasibility
 from gridsim.experiments.kinds import JobsOfSchema1, KindDeclaration
 from gridsim.experiments.rejections import Count
@@ -70,7 +71,7 @@ from gridsim.sim.log_replay import node_intervals, replay_log
 from gridsim.sim.trace import in_schema_order
 from gridsim.workloads.config import ModelWorkloadConfig, Workload, WorkloadConfig, workload_records
 from gridsim.workloads.mapping import DROP_REASONS, apply_mapping
-from gridsim.workloads.platform import LogPlatform, LogPlatformConfig, log_platform
+from gridsim.workloads.platform import LogPlatform, LogPlatformConfig, has_power, log_platform
 from gridsim.workloads.records import WorkloadLog
 
 SchedulerName = Literal["fcfs", "easy", "conservative"]
@@ -157,6 +158,13 @@ class SwfReplayScenario(ScenarioBase):
     bounded_slowdown_threshold: float = Field(10.0, gt=0)
     record_nodes: bool = True
     progress: bool = True
+
+    @model_validator(mode="after")
+    def _nodes_for_energy(self) -> SwfReplayScenario:
+        if not self.record_nodes and has_power(self.platform):
+            raise ValueError("record_nodes: energy is accounted on the nodes each job ran on; "
+                             "a platform with power needs record_nodes: true")  # fmt: skip
+        return self
 
     @field_validator("schedulers")
     @classmethod
@@ -398,13 +406,17 @@ def run_replication(
         peak = jobs.attrs["peak_processors"]
         dropped = jobs.attrs.get("dropped_never_fits", 0)
         jobs = job_metrics(jobs, threshold)
+        energy = {}
+        if platform.energy is not None:
+            jobs, energy = account_jobs(jobs, platform.energy)
         if on_resources:
             resource_metrics = resource_summary(jobs, platform.capacity, platform.memory_tracked)
             resource_metrics["dropped_never_fits"] = dropped
         runs.append({**labels, **summary.to_dict(), "total_cost": float(jobs.cost.sum()),
                      "peak_processors": peak, "machine_processors": machine,
                      "replay_time_s": elapsed, "replay_cpu_s": cpu,
-                     "jobs_per_second": speed, **read_counts(log), **resource_metrics})  # fmt: skip
+                     "jobs_per_second": speed, **read_counts(log), **resource_metrics,
+                     **energy})  # fmt: skip
         job_tables.append(in_schema_order(jobs).assign(**labels))
         users = per_user_summary(jobs, machine, threshold).reset_index()
         user_tables.append(users.assign(**labels))
@@ -426,4 +438,4 @@ def read_counts(log: WorkloadLog) -> dict[str, int]:
 
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     """Per scheduler: mean and 95% CI of every metric over replications."""
-    return summarise_by(runs, ["policy"], METRICS)
+    return summarise_by(runs, ["policy"], [*METRICS, *energy_metrics(runs)])
