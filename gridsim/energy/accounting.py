@@ -119,3 +119,26 @@ def account_jobs(jobs: pd.DataFrame, model: EnergyModel) -> tuple[pd.DataFrame, 
 def energy_metrics(runs: pd.DataFrame) -> list[str]:
     """The runs table's energy columns it has (a run without a power model has none)."""
     return [name for name in RUN_ENERGY_COLUMNS if name in runs.columns]
+
+
+#: Task kinds of a job flow's tasks table that are a job's (a run that ended or was killed).
+JOB_TASK_KINDS = ("job", "lost")
+
+
+def account_flow(
+    jobs: pd.DataFrame, tasks: pd.DataFrame, model: EnergyModel
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, float]]:
+    """A job flow's jobs and tasks tables with :data:`ENERGY_COLUMNS` (a job's: the sum of
+    its runs, killed ones included; local load and outages: 0) and its run totals (span:
+    first submission to the last end of a job's task)."""
+    mine = tasks.kind.isin(JOB_TASK_KINDS).to_numpy()
+    accounts = model.task_accounts(tasks.node[mine], tasks.start[mine], tasks.end[mine])
+    tasks = tasks.assign(**{name: 0.0 for name in ENERGY_COLUMNS})
+    for name in ENERGY_COLUMNS:
+        tasks.loc[mine, name] = accounts[name]
+    per_job = tasks[mine].groupby("job_id")[list(ENERGY_COLUMNS)].sum()
+    jobs = jobs.join(per_job, on="job_id").fillna({name: 0.0 for name in ENERGY_COLUMNS})
+    ends = tasks.end[mine]
+    first = float(jobs.submit_time.min()) if len(jobs) else 0.0
+    span = (first, float(ends.max()) if len(ends) else first)
+    return jobs, tasks, run_energy(model, tasks, span, busy=pd.Series(mine, index=tasks.index))

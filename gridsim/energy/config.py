@@ -13,6 +13,7 @@ kWh; times in seconds (a job flow's time unit is taken as one second for energy)
 from __future__ import annotations
 
 import csv
+import itertools
 import math
 from pathlib import Path
 from typing import Literal
@@ -40,8 +41,10 @@ class PowerConfig(BaseModel):
     @model_validator(mode="after")
     def _busy_at_least_idle(self) -> PowerConfig:
         if self.busy_watts < self.idle_watts:
-            raise ValueError(f"busy_watts ({self.busy_watts}) is below idle_watts "
-                             f"({self.idle_watts}): a busy node draws at least its idle power")  # fmt: skip
+            raise ValueError(
+                f"busy_watts ({self.busy_watts}) is below idle_watts ({self.idle_watts}): "
+                "a busy node draws at least its idle power"
+            )
         return self
 
     def busy_at(self, performance: np.ndarray) -> np.ndarray:
@@ -95,7 +98,7 @@ class SignalConfig(BaseModel):
         if any(not 0 <= hour < span for hour in hours):
             raise ValueError(f"steps: hours of a {self.profile} profile lie in [0, {span:g}), "
                              f"got {hours}")  # fmt: skip
-        if any(b <= a for a, b in zip(hours, hours[1:], strict=False)):
+        if any(b <= a for a, b in itertools.pairwise(hours)):
             raise ValueError(f"steps: hours must increase, got {hours}")
 
     def signal(self) -> Signal:

@@ -42,6 +42,7 @@ from gridsim.analysis.jobflow_metrics import job_metrics
 from gridsim.analysis.jobflow_stats import RUN_METRICS, add_advantage, run_metrics
 from gridsim.analysis.stats import baseline_policy, summarise_by
 from gridsim.config import Range, ScenarioBase, Strict
+from gridsim.energy.accounting import account_flow, energy_metrics
 from gridsim.experiments import feasibility
 from gridsim.experiments.kinds import JobsOfSchema1, KindDeclaration
 from gridsim.experiments.rejections import Count
@@ -364,6 +365,7 @@ def run_replication(
         instance, draws = generate_instance(scenario, queue_size, np.random.default_rng(child))
         instance = with_arrivals(scenario, instance, draws)
         labels = dict(scenario=scenario.name, queue_size=queue_size, replication=replication)
+        energy = scenario.environment.energy(instance.nodes)
         faults = None
         if scenario.faults.enabled:  # the same faults for every policy (docs/model.md)
             seed_of_faults = instance_fault_seed(child)
@@ -380,6 +382,9 @@ def run_replication(
             )
             task_table = task_frame(trace.task_records())
             metrics = run_metrics(job_table, task_table, len(instance.nodes))
+            if energy is not None:
+                job_table, task_table, totals = account_flow(job_table, task_table, energy)
+                metrics.update(totals)
             runs.append({**labels, "policy": criterion.label, **metrics, "sim_time_s": elapsed})
             jobs.append(job_table.assign(policy=criterion.label, **labels))
             tasks.append(task_table.assign(policy=criterion.label, **labels))
@@ -408,4 +413,4 @@ def task_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
 
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     """Per queue size and policy: mean and 95% CI of every metric."""
-    return summarise_by(runs, ["queue_size", "policy"], METRICS)
+    return summarise_by(runs, ["queue_size", "policy"], [*METRICS, *energy_metrics(runs)])
