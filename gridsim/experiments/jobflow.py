@@ -51,6 +51,7 @@ from gridsim.faults.config import FaultsConfig
 from gridsim.faults.draws import draw_faults, instance_fault_seed
 from gridsim.model import Job
 from gridsim.scheduling.queue_policies import SchedulerSpec
+from gridsim.selection.energy_criteria import bind_energy, power_needed
 from gridsim.selection.registry import CriterionError, PolicySpecs, build_criterion
 from gridsim.sim.engine import Instance, simulate
 from gridsim.sim.fault_engine import simulate_with_faults
@@ -253,6 +254,7 @@ class JobFlowScenario(ScenarioBase):
         except CriterionError as error:
             raise ValueError(f"arrivals.reference_policy: {error}") from None
         self.faults.check_nodes(self.environment.nodes)
+        power_needed(self.criteria(), self.environment.power is not None, "environment.power")
         if self.arrivals.model == "workload" and self.workload is None:
             raise ValueError("arrivals: model workload takes the arrival times of a workload "
                              "model; give workload: {model: lublin, ...}")  # fmt: skip
@@ -371,6 +373,7 @@ def run_replication(
             seed_of_faults = instance_fault_seed(child)
             faults = draw_faults(scenario.faults, instance.nodes, instance.busy, seed_of_faults)
         for criterion in scenario.criteria():
+            criterion = bind_energy(criterion, energy)
             began = time.perf_counter()
             if faults is None:
                 trace = simulate(instance, criterion, scenario.priority, scenario.scheduler)

@@ -164,6 +164,11 @@ class SwfReplayScenario(ScenarioBase):
         if not self.record_nodes and has_power(self.platform):
             raise ValueError("record_nodes: energy is accounted on the nodes each job ran on; "
                              "a platform with power needs record_nodes: true")  # fmt: skip
+        if self.policy != "BFstart":
+            from gridsim.selection.energy_criteria import power_needed
+            from gridsim.selection.registry import build_criterion
+
+            power_needed([build_criterion(self.policy)], has_power(self.platform), "platform.power")
         return self
 
     @field_validator("schedulers")
@@ -284,6 +289,7 @@ def replay_node_level(
     nodes able to hold a task (:func:`~gridsim.experiments.swf_replay_resources.task_nodes`).
     """
     from gridsim.scheduling.queue_policies import build_planner
+    from gridsim.selection.energy_criteria import bind_energy
     from gridsim.selection.registry import build_criterion
     from gridsim.sim.engine import Engine
 
@@ -292,7 +298,7 @@ def replay_node_level(
         assert requests is not None
         jobs, tasks = task_nodes(log, platform, requests)
     instance = node_level_instance(jobs, platform, tasks)
-    criterion = build_criterion(scenario.policy)
+    criterion = bind_energy(build_criterion(scenario.policy), platform.energy)
     planner = build_planner(scheduler, instance.nodes, instance.busy, criterion)
     progress = progress_bar(scenario, jobs, f"{scheduler}/{criterion.label}")
     try:

@@ -24,6 +24,7 @@ from gridsim.experiments.kinds import KindDeclaration
 from gridsim.experiments.rejections import Count
 from gridsim.model import Node, Request, Window
 from gridsim.selection.criteria import FirstFitReading
+from gridsim.selection.energy_criteria import bind_energy, power_needed
 from gridsim.selection.registry import PolicySpecs, build_criterion
 from gridsim.workloads.environment import (
     EnvironmentSpec,
@@ -153,6 +154,11 @@ class WindowSearchScenario(ScenarioBase):
     #: earliest start [TY18] or the first window the group scan finds [TY19].
     first_fit: FirstFitReading = "earliest_start"
 
+    @model_validator(mode="after")
+    def _power_for_policies(self) -> WindowSearchScenario:
+        power_needed(self.criteria(), self.environment.power is not None, "environment.power")
+        return self
+
     def criteria(self):
         readings = {"first_fit": self.first_fit}
         return [build_criterion(spec, readings) for spec in self.policies]
@@ -165,8 +171,10 @@ def run_replication(
     environment = generate_environment(scenario.environment.spec(), np.random.default_rng(seed))
     profile = environment.profile()
     request = scenario.request.request()
+    energy = scenario.environment.energy(environment.nodes)
     rows = []
     for criterion in scenario.criteria():
+        criterion = bind_energy(criterion, energy)
         began = time.perf_counter()
         window = criterion.search(profile, request)
         elapsed = time.perf_counter() - began

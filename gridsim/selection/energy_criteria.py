@@ -97,3 +97,11 @@ def bind_energy(criterion: Criterion, model) -> Criterion:
     ):
         return _BoundMinCost(energy=model)
     return criterion
+
+
+def power_needed(criteria, has_power: bool, where: str) -> None:
+    """ValueError naming the first criterion that needs a power model ``where`` has none."""
+    for criterion in criteria:
+        if needs_energy(criterion) and not has_power:
+            raise ValueError(f"policy {criterion.name} needs a power model; give {where}: "
+                             "{idle_watts: W, busy_watts: W} (docs/energy.md)")  # fmt: skip

@@ -26,7 +26,7 @@ def flow(seed: int, faults: bool) -> dict:
         "jobs": {"n": [1, 4], "volume": {"low": 20, "high": 120}},
         "arrivals": {"model": "uniform", "span": 200},
         "queue_sizes": [12],
-        "policies": ["BFstart", "MinCost"],
+        "policies": ["BFstart", "MinCost", {"name": "MinCarbon", "slack": 50}, "MinEnergy"],
     }  # fmt: skip
     if faults:
         scenario["faults"] = {"failures": {"rate": 0.004, "repair_mean": 10}}
