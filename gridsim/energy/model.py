@@ -45,6 +45,17 @@ class EnergyModel:
     def __len__(self) -> int:
         return len(self.busy_watts)
 
+    @property
+    def uniform(self) -> bool:
+        """Every node the same power and the same signals: a job's accounts then follow
+        from its processor count, without its node ids."""
+        return bool(
+            len(self.price_signals) == 1
+            and len(self.carbon_signals) == 1
+            and np.all(self.busy_watts == self.busy_watts[0])
+            and np.all(self.idle_watts == self.idle_watts[0])
+        )
+
     def busy_kwh(self, nodes, start, end) -> np.ndarray:
         """Energy of tasks on ``nodes`` over ``[start, end]`` (arrays of one length)."""
         nodes = np.asarray(nodes, dtype=np.int64)

@@ -139,3 +139,31 @@ def test_no_power_model_no_energy_columns():
     assert not set(COLUMNS) & set(results.jobs.columns)
     assert not {"energy_kwh", "idle_energy_kwh"} & set(results.runs.columns)
     assert isinstance(results.jobs, pd.DataFrame)
+
+
+def test_a_homogeneous_replay_accounts_as_node_by_node():
+    """The replay on the log's machine accounts by processor counts; node by node (the jobs'
+    node ids, idle intervals per node) gives the same numbers."""
+    from gridsim.energy import accounting
+    from gridsim.workloads.platform import LogPlatformConfig, log_platform
+
+    platform = {
+        "power": {"idle_watts": 90, "busy_watts": 210},
+        "electricity_price": {"profile": "daily", "steps": [[0, 0.12], [7, 0.3], [23, 0.12]]},
+        "carbon_intensity": {"profile": "daily", "steps": [[0, 320], [10, 180], [16, 300]]},
+    }
+    scenario = {"name": "uniform", "kind": "swf_replay", "progress": False,
+                "schedulers": ["easy", "conservative"], "workload": {"max_jobs": 300},
+                "platform": platform}  # fmt: skip
+    results = gridsim.run(scenario, progress=False)
+    model = log_platform(100, LogPlatformConfig(**platform)).energy
+    runs = results.runs.set_index("scheduler")
+    for scheduler, jobs in results.jobs.groupby("scheduler"):
+        jobs = jobs.reset_index(drop=True)
+        span = (float(jobs.submit_time.min()), float(jobs.finish_time.max()))
+        totals = accounting.run_energy(model, accounting.tasks_of_jobs(jobs), span)
+        for name, value in totals.items():
+            assert runs.loc[scheduler, name] == pytest.approx(value, rel=1e-12)
+        by_node = accounting.add_job_energy(jobs, model)
+        for name in COLUMNS:
+            assert jobs[name].to_numpy() == pytest.approx(by_node[name].to_numpy(), rel=1e-12)
