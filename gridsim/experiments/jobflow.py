@@ -74,7 +74,7 @@ DISPLAY_METRICS = ["mean_finish", "finish_advantage_pct", "makespan", "mean_wait
                    "mean_bounded_slowdown", "mean_cost", "utilisation"]  # fmt: skip
 #: Schedule figures of every run (:data:`gridsim.analysis.figures.FIGURES`).
 SCHEDULE_FIGURES = ("gantt", "utilisation", "queue_length", "wait_cdf", "slowdown_cdf",
-                    "wait_by_size")  # fmt: skip
+                    "wait_by_size", "energy")  # fmt: skip
 #: What the report and the commands read of this kind (:class:`KindDeclaration`).
 DECLARATION = KindDeclaration(
     report_metrics=(

@@ -136,7 +136,7 @@ DECLARATION = KindDeclaration(
     bar_metrics=("mean_wait_time", "mean_bounded_slowdown"),
     labels=LABELS,
     figures=("gantt", "utilisation", "queue_length", "wait_cdf", "slowdown_cdf",
-             "wait_by_size", "wait_by_user"),
+             "wait_by_size", "wait_by_user", "energy"),
     trace_commands=("gantt", "export", "explore"),
     time_unit="s",
     time_origin=_log_start,
