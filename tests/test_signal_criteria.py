@@ -176,3 +176,31 @@ def test_bind_energy_turns_min_cost_into_the_time_varying_one():
         bind_energy(build_criterion("MinCarbon"), None)
     assert build_criterion({"name": "MinEnergy", "slack": 60}).label == "MinEnergy(slack=60)"
     assert math.isinf(Request(1, 1.0).budget)
+
+
+@pytest.mark.parametrize("name", ["MinEnergy", "MinCarbon", "MinCostOverTime"])
+def test_the_score_of_a_found_window_is_its_criterion_value(name):
+    """On the profiles of the other criteria's contract tests, with a power model bound."""
+    from random_instances import random_instance as random_profile
+
+    from gridsim.energy.config import PowerConfig, SignalConfig
+    from gridsim.energy.model import energy_model
+
+    found = 0
+    for seed in range(8):
+        profile, request = random_profile(seed)
+        count = len(profile.nodes)
+        performance = np.array([node.performance for node in profile.nodes])
+        price = SignalConfig(profile="daily", steps=((0, 0.1), (0.02, 0.4)))
+        carbon = SignalConfig(profile="daily", steps=((0, 300), (0.05, 120)))
+        model = energy_model([PowerConfig(idle_watts=50, busy_watts=100,
+                                          busy_watts_per_performance=30)] * count,
+                             performance, [price] * count, [carbon] * count)  # fmt: skip
+        criterion = bind_energy(build_criterion({"name": name, "slack": 50.0}), model)
+        window = criterion.search(profile, request)
+        if window is None:
+            continue
+        found += 1
+        assert criterion.score(window, profile.nodes) == window.criterion_value
+        assert window.cost <= request.budget * (1 + TIE_TOLERANCE)
+    assert found >= 4

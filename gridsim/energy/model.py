@@ -94,8 +94,8 @@ class EnergyModel:
         (kWh), ``price`` (money) or ``carbon`` (kg). Fixed numbers for a fixed start."""
         nodes = np.asarray(nodes, dtype=np.int64)
         begin = np.full(len(nodes), float(start))
-        if which == "energy":
-            return self.busy_kwh(nodes, begin, begin + runtime)
+        if which == "energy":  # the runtime itself, not (start + runtime) - start
+            return self.busy_kwh(nodes, 0.0, runtime)
         return self.weighted(which, nodes, begin, begin + runtime, self.busy_watts[nodes])
 
 

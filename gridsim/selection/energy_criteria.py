@@ -15,11 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar
 
+import numpy as np
+
 from gridsim.model import Request, Window
 from gridsim.profile import Profile
 from gridsim.selection.candidates import Candidates
 from gridsim.selection.criteria import Criterion
 from gridsim.selection.signal_search import find_signal_window
+from gridsim.selection.ties import ordered_sum
 
 #: Marks a field set by :func:`bind_energy`, not by a scenario (no parameter, no label).
 BOUND = {"bound": True}
@@ -44,7 +47,13 @@ class SignalCriterion(Criterion):
         return find_signal_window(slots, request, self.energy, self.quantity, self.slack)
 
     def score(self, window, nodes):
-        return float(window.criterion_value)
+        """Minus the window's ``quantity``, from its nodes, start and runtime."""
+        ids = np.array(window.nodes, dtype=np.int64)
+        which = "price" if self.quantity == "cost" else self.quantity
+        values = self.energy.window_costs(which, ids, window.start, window.runtime)
+        if self.quantity == "cost":
+            values = values + window.runtime * np.array([nodes[i].price for i in window.nodes])
+        return -float(ordered_sum(np.sort(values)))
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,7 @@ class _BoundMinCost(MinCostOverTime):
 
 
 ENERGY_CRITERIA = (MinEnergy, MinCarbon, MinCostOverTime)
+ENERGY_CRITERIA_NAMES = frozenset(cls.name for cls in ENERGY_CRITERIA)
 
 
 def needs_energy(criterion: Criterion) -> bool:
