@@ -56,6 +56,7 @@ from gridsim.experiments.swf_replay_resources import (
     replay_on_resources,
     requests_of,
     task_nodes,
+    task_resource_price,
     uses_resource_planners,
 )
 from gridsim.experiments.swf_replay_tables import (
@@ -364,11 +365,15 @@ def node_level_instance(jobs: pd.DataFrame, platform: LogPlatform, tasks=None):
     )
     counts = jobs.processors if tasks is None else [task.count for task in tasks]
     allowed = [None] * len(jobs) if tasks is None else [task.nodes for task in tasks]
+    priced = ([None] * len(jobs) if tasks is None
+              else [task_resource_price(platform, task.unit) for task in tasks])  # fmt: skip
     flow = tuple(
         Job(i, float(submit), int(n), float(estimate) * platform.reference_performance,
-            runtime_factor=float(duration) / float(estimate), nodes_allowed=nodes_allowed)
-        for i, (submit, n, estimate, duration, nodes_allowed) in enumerate(zip(
-            jobs.submit_time, counts, jobs.estimate, jobs.duration, allowed, strict=True))
+            runtime_factor=float(duration) / float(estimate), nodes_allowed=nodes_allowed,
+            resource_price=resource_price)
+        for i, (submit, n, estimate, duration, nodes_allowed, resource_price) in enumerate(zip(
+            jobs.submit_time, counts, jobs.estimate, jobs.duration, allowed, priced,
+            strict=True))
     )  # fmt: skip
     return Instance(nodes, ((),) * len(nodes), flow)
 
