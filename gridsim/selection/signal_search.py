@@ -21,8 +21,9 @@ starts and, within ``slack`` of the request's earliest start, that interval's en
 starts and ends minus ``T``, and each signal breakpoint ``b`` and ``b - T``.
 
 Ties (values within :data:`~gridsim.selection.ties.TIE_TOLERANCE`): the earlier start, then
-the shorter runtime, then the lower node ids. Cost: O(levels x starts x m log m) without a
-budget; with one, the subset programme per (start, slowest slot).
+the shorter runtime; at one start, equal contributions go to the slot listed first. Cost:
+O(levels x starts x m log m) without a budget; with one, the subset programme per (start,
+slowest slot).
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ def find_signal_window(
 ) -> Window | None:
     """The window of least ``quantity`` within the budget (module doc); None if none fits."""
     n = request.n
-    best: tuple | None = None  # (value, start, runtime, node ids, chosen slots, money)
+    best: tuple | None = None  # (key of _better, start, runtime, chosen slots, money)
     for level in np.unique(slots.performance):
         runtime = float(request.runtime_on(level))
         able = slots.performance >= level
