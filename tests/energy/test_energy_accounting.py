@@ -167,3 +167,22 @@ def test_a_homogeneous_replay_accounts_as_node_by_node():
         by_node = accounting.add_job_energy(jobs, model)
         for name in COLUMNS:
             assert jobs[name].to_numpy() == pytest.approx(by_node[name].to_numpy(), rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["energy-tariff-carbon", "energy-delay-tolerant"])
+def test_the_studies_tasks_pass_the_checker(name):
+    """The bundled studies, cut to 40 jobs: every task's accounts as the checker's."""
+    from gridsim.bundled_scenarios import bundled
+
+    path = bundled()[name]
+    results = gridsim.run(path, overrides={"queue_sizes": [40], "replications": 1},
+                          progress=False)  # fmt: skip
+    environment = gridsim.load_scenario(path).environment
+    power, price, carbon = (environment.power, environment.electricity_price,
+                            environment.carbon_intensity)  # fmt: skip
+    tasks = results.tasks[results.tasks.kind == "job"]
+    assert len(tasks) > 40
+    for row in tasks.itertuples():
+        expected = expected_task(power, row.performance, row.start, row.end, price, carbon)
+        for column in COLUMNS:
+            assert getattr(row, column) == pytest.approx(expected[column], rel=1e-9)
