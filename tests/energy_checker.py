@@ -54,3 +54,23 @@ def expected_task(
         "electricity_cost": watts * signal_integral(price, start, end) / 3.6e6,
         "carbon_kg": watts * signal_integral(carbon, start, end) / 3.6e9,
     }
+
+
+def with_power(criterion, nodes):
+    """``criterion`` seeing a power model and two signals on ``nodes`` when it needs one
+    (the energy criteria; the others are returned as they are), for the tests that run every
+    registered criterion."""
+    import numpy as np
+
+    from gridsim.energy.model import energy_model
+    from gridsim.selection.energy_criteria import bind_energy, needs_energy
+
+    if not needs_energy(criterion):
+        return criterion
+    power = PowerConfig(idle_watts=40.0, busy_watts=100.0, busy_watts_per_performance=25.0)
+    price = SignalConfig(profile="daily", steps=((0, 0.1), (0.004, 0.4), (0.01, 0.2)))
+    carbon = SignalConfig(profile="daily", steps=((0, 300), (0.006, 120)))
+    count = len(nodes)
+    performance = np.array([node.performance for node in nodes])
+    model = energy_model([power] * count, performance, [price] * count, [carbon] * count)
+    return bind_energy(criterion, model)
