@@ -109,11 +109,10 @@ class LogPlatformConfig(BaseModel):
         if classes and any(powered) and not all(powered):
             raise ValueError("power: give it for every node class or on the platform, "
                              "or for none")  # fmt: skip
-        has_power = self.power is not None or any(powered)
         signals = [name for name in ("electricity_price", "carbon_intensity")
                    if getattr(self, name) is not None
                    or any(getattr(c, name) is not None for c in classes)]  # fmt: skip
-        if signals and not has_power:
+        if signals and not has_power(self):
             raise ValueError(f"{signals[0]}: a signal needs a power model; give power: "
                              "{idle_watts: W, busy_watts: W}")  # fmt: skip
         return self
@@ -229,8 +228,7 @@ def has_power(config: LogPlatformConfig) -> bool:
 
 def _energy(config: LogPlatformConfig, classes, counts, performance) -> EnergyModel | None:
     """The nodes' energy model: each class's power and signals, else the platform's."""
-    power = [c.power or config.power for c in classes]
-    if any(p is None for p in power):
+    if any((c.power or config.power) is None for c in classes):
         return None
 
     def per_node(name: str) -> list:
