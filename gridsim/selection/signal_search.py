@@ -38,9 +38,6 @@ from gridsim.selection.candidates import Candidates
 from gridsim.selection.subset import best_subset
 from gridsim.selection.ties import ordered_sum, tie_floor
 
-#: Quantities a window may minimise.
-QUANTITIES = ("cost", "energy", "carbon")
-
 
 def slot_quantities(
     slots: Candidates, model: EnergyModel, quantity: str, start: np.ndarray, runtime: float
