@@ -65,6 +65,9 @@ class Request:
             discrete time; 0 (the default) keeps time continuous.
         nodes_allowed: only these node ids are eligible (those able to hold a task's cores,
             memory and GPUs, docs/resources.md); None: every node.
+        resource_price: by node id, what a task of the request adds to the node's price
+            (money per time unit) for the cores, memory and GPUs it holds, priced per
+            core-, GiB- and GPU-hour (docs/resources.md); None: nothing.
     """
 
     n: int
@@ -74,6 +77,7 @@ class Request:
     earliest_start: float = 0.0
     time_quantum: float = 0.0
     nodes_allowed: tuple[int, ...] | None = None
+    resource_price: tuple[float, ...] | None = None
 
     def runtime_on(self, performance):
         """A task's runtime on nodes of ``performance`` (a number or an array): ``V / p``,
@@ -100,6 +104,8 @@ class Job:
         runtime_factor: actual runtime / planned runtime (1 = exact estimates).
         time_quantum: runtimes are rounded up to whole multiples of it (0: continuous time).
         nodes_allowed: only these nodes are eligible (None: every node).
+        resource_price: by node id, what a task adds to the node's price for the resources
+            it holds (None: nothing; :class:`Request`).
     """
 
     id: int
@@ -111,6 +117,7 @@ class Job:
     runtime_factor: float = 1.0
     time_quantum: float = 0.0
     nodes_allowed: tuple[int, ...] | None = None
+    resource_price: tuple[float, ...] | None = None
 
     def request(self, now: float, volume_scale: float = 1.0) -> Request:
         return Request(
@@ -121,6 +128,7 @@ class Job:
             earliest_start=max(self.arrival, now),
             time_quantum=self.time_quantum,
             nodes_allowed=self.nodes_allowed,
+            resource_price=self.resource_price,
         )
 
 

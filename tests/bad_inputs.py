@@ -138,8 +138,9 @@ def window_search(what: str, old: str, new: str, names: str) -> Case:
     return scenario("window_search", what, edited(WINDOW_SEARCH, old, new), names)
 
 
-def job_flow(what: str, old: str, new: str, names: str) -> Case:
-    return scenario("jobflow", what, edited(JOB_FLOW, old, new), names)
+def job_flow(what: str, old: str, new: str, names: str,
+             files: dict[str, str | bytes | object] | None = None) -> Case:  # fmt: skip
+    return scenario("jobflow", what, edited(JOB_FLOW, old, new), names, files)
 
 
 def swf_log(what: str, log: str | bytes, names: str, name: str = "log.swf") -> Case:
@@ -344,6 +345,27 @@ CASES: list[Case] = [
              "arrivals: {model: poisson}\nqueue_sizes:", "arrivals"),
     job_flow("an unknown priority", "queue_sizes:", "priority: lifo\nqueue_sizes:",
              "priority"),
+    # Energy: power models and signals (docs/energy.md).
+    job_flow("busy power below idle power", "local_load:",
+             "power: {idle_watts: 100, busy_watts: 50}, local_load:", "environment.power"),
+    job_flow("a price signal without a power model", "local_load:",
+             "electricity_price: {value: 0.2}, local_load:", "electricity_price"),
+    job_flow("a signal given two ways", "local_load:",
+             "power: {idle_watts: 1, busy_watts: 2}, carbon_intensity: {value: 1, profile: "
+             "daily}, local_load:", "environment.carbon_intensity"),
+    job_flow("profile hours that go back", "local_load:",
+             "power: {idle_watts: 1, busy_watts: 2}, electricity_price: {profile: daily, "
+             "steps: [[7, 0.3], [3, 0.1]]}, local_load:", "environment.electricity_price"),
+    job_flow("a price CSV with a bad row", "local_load:",
+             "power: {idle_watts: 1, busy_watts: 2}, electricity_price: {csv: price.csv}, "
+             "local_load:", "price.csv line 3", files={"price.csv": "time,value\n0,0.1\n-5,0.2\n"}),
+    job_flow("a price CSV repeated without a period", "local_load:",
+             "power: {idle_watts: 1, busy_watts: 2}, electricity_price: {csv: price.csv, "
+             "extend: repeat}, local_load:", "environment.electricity_price"),
+    job_flow("MinCarbon without a power model", "[BFstart, BFfinish]", "[BFstart, MinCarbon]",
+             "MinCarbon"),
+    job_flow("a negative slack", "[BFstart, BFfinish]",
+             "[BFstart, {name: MinEnergy, slack: -5}]", "slack"),
     # Kind batch.
     scenario("batch", "an unknown policy", edited(BATCH, "{name: AMP}", "{name: AMPP}"),
              "policies.1.name"),
@@ -375,6 +397,12 @@ CASES: list[Case] = [
              CLOUD + "sweep: {providers.0.vm_failure_rate_per_h: [0.1, -1]}\n",
              "sweep point providers.0.vm_failure_rate_per_h=-1"),
     # Kind swf_replay.
+    scenario("swf_replay", "power on some node classes only", SWF_REPLAY + "platform: "
+             "{node_classes: [{count: 4, power: {idle_watts: 1, busy_watts: 2}}, {count: 4}]}\n",
+             "platform: power", files={"log.swf": GOOD_LOG}),
+    scenario("swf_replay", "power without the nodes of each job", SWF_REPLAY + "record_nodes: "
+             "false\nplatform: {power: {idle_watts: 1, busy_watts: 2}}\n", "record_nodes",
+             files={"log.swf": GOOD_LOG}),
     scenario("swf_replay", "a log that does not exist", SWF_REPLAY, "workload.path"),
     scenario("swf_replay", "a log path that is a folder",
              edited(SWF_REPLAY, "path: log.swf", "path: results"), "workload.path"),

@@ -13,14 +13,14 @@ which every caption names. The functions drawing them are public
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from gridsim.analysis import plots, schedule_plots
+from gridsim.analysis import energy_plots, plots, schedule_plots
 from gridsim.analysis.jobflow_metrics import ran
 from gridsim.analysis.results import Results
 from gridsim.analysis.stats import comparison_keys
@@ -52,6 +52,7 @@ class Schedules:
     origin: float | None
     machine: int | None
     prefix: str
+    scenario: dict[str, Any] = field(default_factory=dict)
 
     @property
     def time_unit(self) -> str:
@@ -94,7 +95,8 @@ def schedules(results: Results, declaration: KindDeclaration, prefix: str) -> Sc
     described = f"scenario {results.metadata[0].get('scenario')}, {describe_selection(chosen)}"
     return Schedules(jobs, tasks, progress, described, declaration,
                      declaration.time_origin(scenario),
-                     declaration.machine_size(scenario, results.runs), prefix)  # fmt: skip
+                     declaration.machine_size(scenario, results.runs), prefix,
+                     scenario)  # fmt: skip
 
 
 def _rows(table: pd.DataFrame, chosen: dict[str, Any]) -> pd.DataFrame:
@@ -233,6 +235,26 @@ def _samples(data: Schedules, baseline: str) -> list[Drawn]:
                   f"samples completed and pilots over time: {data.described}")]  # fmt: skip
 
 
+def _energy(data: Schedules, baseline: str) -> list[Drawn]:
+    """Busy power over time, and electricity cost and carbon over time with their signals,
+    for a run with a power model (docs/energy.md)."""
+    runs = {policy: jobs for policy, jobs in data.jobs.items() if "energy_kwh" in jobs}
+    if not runs:
+        return []
+    drawn = [Drawn(f"{data.prefix}-power.png",
+                   energy_plots.plot_busy_power(runs, data.time_unit),
+                   f"busy power of the running jobs over time: {data.described}")]  # fmt: skip
+    signals = energy_plots.scenario_signals(data.scenario)
+    if signals is not None:
+        figure = energy_plots.plot_signal_rates(runs, *signals, data.time_unit)
+        caption = (
+            "electricity cost and carbon per hour of the running jobs, the price and "
+            f"the carbon intensity behind them: {data.described}"
+        )
+        drawn.append(Drawn(f"{data.prefix}-electricity-carbon.png", figure, caption))
+    return drawn
+
+
 #: Schedule figures a kind may declare, by name.
 FIGURES: dict[str, Callable[[Schedules, str], list[Drawn]]] = {
     "gantt": _gantt,
@@ -243,6 +265,7 @@ FIGURES: dict[str, Callable[[Schedules, str], list[Drawn]]] = {
     "wait_by_size": _breakdown("size"),
     "wait_by_user": _breakdown("user"),
     "samples_over_time": _samples,
+    "energy": _energy,
 }
 
 

@@ -50,11 +50,13 @@ STYLE_COUNT = len(COLOURS) * len(HATCHES)
 #: Colours on which white text reads better than black.
 DARK_COLOURS = frozenset({"#0072B2", "#D55E00", "#000000"})
 
-#: Criteria in style order: job-flow criteria [TY20] first, then single-job [TY18, TY19].
+#: Criteria in style order: job-flow criteria [TY20] first, then single-job [TY18, TY19],
+#: then those of energy and time-varying prices (docs/energy.md).
 POLICY_ORDER = (
     "BFstart", "BFfinish", "BFshort", "PAST", "CoP",
     "FirstFit", "MinStart", "MinFinish", "MinRuntime", "MinCost", "MaxQ", "MaxQLite",
     "MultipleBest", "DEP", "DEPLite", "COORD", "COORDLite",
+    "MinEnergy", "MinCarbon", "MinCostOverTime",
 )  # fmt: skip
 #: Families that never share a figure with the criteria: plain colours again.
 OTHER_FAMILIES = (("fcfs", "easy", "conservative"), ("EqualChunks", "DyTSS"), ("ALP", "AMP"))

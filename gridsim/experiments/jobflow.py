@@ -42,6 +42,7 @@ from gridsim.analysis.jobflow_metrics import job_metrics
 from gridsim.analysis.jobflow_stats import RUN_METRICS, add_advantage, run_metrics
 from gridsim.analysis.stats import baseline_policy, summarise_by
 from gridsim.config import Range, ScenarioBase, Strict
+from gridsim.energy.accounting import account_flow, energy_metrics
 from gridsim.experiments import feasibility
 from gridsim.experiments.kinds import JobsOfSchema1, KindDeclaration
 from gridsim.experiments.rejections import Count
@@ -50,6 +51,7 @@ from gridsim.faults.config import FaultsConfig
 from gridsim.faults.draws import draw_faults, instance_fault_seed
 from gridsim.model import Job
 from gridsim.scheduling.queue_policies import SchedulerSpec
+from gridsim.selection.energy_criteria import bind_energy, power_needed
 from gridsim.selection.registry import CriterionError, PolicySpecs, build_criterion
 from gridsim.sim.engine import Instance, simulate
 from gridsim.sim.fault_engine import simulate_with_faults
@@ -72,7 +74,7 @@ DISPLAY_METRICS = ["mean_finish", "finish_advantage_pct", "makespan", "mean_wait
                    "mean_bounded_slowdown", "mean_cost", "utilisation"]  # fmt: skip
 #: Schedule figures of every run (:data:`gridsim.analysis.figures.FIGURES`).
 SCHEDULE_FIGURES = ("gantt", "utilisation", "queue_length", "wait_cdf", "slowdown_cdf",
-                    "wait_by_size")  # fmt: skip
+                    "wait_by_size", "energy")  # fmt: skip
 #: What the report and the commands read of this kind (:class:`KindDeclaration`).
 DECLARATION = KindDeclaration(
     report_metrics=(
@@ -252,6 +254,7 @@ class JobFlowScenario(ScenarioBase):
         except CriterionError as error:
             raise ValueError(f"arrivals.reference_policy: {error}") from None
         self.faults.check_nodes(self.environment.nodes)
+        power_needed(self.criteria(), self.environment.power is not None, "environment.power")
         if self.arrivals.model == "workload" and self.workload is None:
             raise ValueError("arrivals: model workload takes the arrival times of a workload "
                              "model; give workload: {model: lublin, ...}")  # fmt: skip
@@ -364,11 +367,13 @@ def run_replication(
         instance, draws = generate_instance(scenario, queue_size, np.random.default_rng(child))
         instance = with_arrivals(scenario, instance, draws)
         labels = dict(scenario=scenario.name, queue_size=queue_size, replication=replication)
+        energy = scenario.environment.energy(instance.nodes)
         faults = None
         if scenario.faults.enabled:  # the same faults for every policy (docs/model.md)
             seed_of_faults = instance_fault_seed(child)
             faults = draw_faults(scenario.faults, instance.nodes, instance.busy, seed_of_faults)
         for criterion in scenario.criteria():
+            criterion = bind_energy(criterion, energy)
             began = time.perf_counter()
             if faults is None:
                 trace = simulate(instance, criterion, scenario.priority, scenario.scheduler)
@@ -380,6 +385,9 @@ def run_replication(
             )
             task_table = task_frame(trace.task_records())
             metrics = run_metrics(job_table, task_table, len(instance.nodes))
+            if energy is not None:
+                job_table, task_table, totals = account_flow(job_table, task_table, energy)
+                metrics.update(totals)
             runs.append({**labels, "policy": criterion.label, **metrics, "sim_time_s": elapsed})
             jobs.append(job_table.assign(policy=criterion.label, **labels))
             tasks.append(task_table.assign(policy=criterion.label, **labels))
@@ -408,4 +416,4 @@ def task_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
 
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     """Per queue size and policy: mean and 95% CI of every metric."""
-    return summarise_by(runs, ["queue_size", "policy"], METRICS)
+    return summarise_by(runs, ["queue_size", "policy"], [*METRICS, *energy_metrics(runs)])

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from gridsim.analysis.jobflow_metrics import LABELS, job_metrics, jobflow_summary, per_user_summary
 from gridsim.analysis.resource_metrics import LABELS as RESOURCE_LABELS
@@ -55,6 +55,7 @@ from gridsim.experiments.swf_replay_resources import (
     replay_on_resources,
     requests_of,
     task_nodes,
+    task_resource_price,
     uses_resource_planners,
 )
 from gridsim.experiments.swf_replay_tables import (
@@ -70,7 +71,7 @@ from gridsim.sim.log_replay import REQUIRED_COLUMNS, node_intervals, replay_log
 from gridsim.sim.trace import in_schema_order
 from gridsim.workloads.config import ModelWorkloadConfig, Workload, WorkloadConfig, workload_records
 from gridsim.workloads.mapping import DROP_REASONS, apply_mapping
-from gridsim.workloads.platform import LogPlatform, LogPlatformConfig, log_platform
+from gridsim.workloads.platform import LogPlatform, LogPlatformConfig, has_power, log_platform
 from gridsim.workloads.records import WorkloadLog
 
 if TYPE_CHECKING:
@@ -150,7 +151,7 @@ DECLARATION = KindDeclaration(
     bar_metrics=("mean_wait_time", "mean_bounded_slowdown"),
     labels={**LABELS, **RESOURCE_LABELS},
     figures=("gantt", "utilisation", "queue_length", "wait_cdf", "slowdown_cdf",
-             "wait_by_size", "wait_by_user"),
+             "wait_by_size", "wait_by_user", "energy"),
     trace_commands=("gantt", "export", "explore"),
     time_unit="s",
     time_origin=_log_start,
@@ -173,6 +174,18 @@ class SwfReplayScenario(ScenarioBase):
     bounded_slowdown_threshold: float = Field(10.0, gt=0)
     record_nodes: bool = True
     progress: bool = True
+
+    @model_validator(mode="after")
+    def _nodes_for_energy(self) -> SwfReplayScenario:
+        if not self.record_nodes and has_power(self.platform):
+            raise ValueError("record_nodes: energy is accounted on the nodes each job ran on; "
+                             "a platform with power needs record_nodes: true")  # fmt: skip
+        if self.policy != "BFstart":
+            from gridsim.selection.energy_criteria import power_needed
+            from gridsim.selection.registry import build_criterion
+
+            power_needed([build_criterion(self.policy)], has_power(self.platform), "platform.power")
+        return self
 
     @field_validator("schedulers")
     @classmethod
@@ -296,6 +309,7 @@ def replay_node_level(
     import pandas as pd
 
     from gridsim.scheduling.queue_policies import build_planner
+    from gridsim.selection.energy_criteria import bind_energy
     from gridsim.selection.registry import build_criterion
     from gridsim.sim.engine import Engine
 
@@ -304,7 +318,7 @@ def replay_node_level(
         assert requests is not None
         jobs, tasks = task_nodes(log, platform, requests)
     instance = node_level_instance(jobs, platform, tasks)
-    criterion = build_criterion(scenario.policy)
+    criterion = bind_energy(build_criterion(scenario.policy), platform.energy)
     planner = build_planner(scheduler, instance.nodes, instance.busy, criterion)
     progress = progress_bar(scenario, jobs, f"{scheduler}/{criterion.label}")
     try:
@@ -370,11 +384,15 @@ def node_level_instance(jobs: pd.DataFrame, platform: LogPlatform, tasks=None):
     )
     counts = jobs.processors if tasks is None else [task.count for task in tasks]
     allowed = [None] * len(jobs) if tasks is None else [task.nodes for task in tasks]
+    priced = ([None] * len(jobs) if tasks is None
+              else [task_resource_price(platform, task.unit) for task in tasks])  # fmt: skip
     flow = tuple(
         Job(i, float(submit), int(n), float(estimate) * platform.reference_performance,
-            runtime_factor=float(duration) / float(estimate), nodes_allowed=nodes_allowed)
-        for i, (submit, n, estimate, duration, nodes_allowed) in enumerate(zip(
-            jobs.submit_time, counts, jobs.estimate, jobs.duration, allowed, strict=True))
+            runtime_factor=float(duration) / float(estimate), nodes_allowed=nodes_allowed,
+            resource_price=resource_price)
+        for i, (submit, n, estimate, duration, nodes_allowed, resource_price) in enumerate(zip(
+            jobs.submit_time, counts, jobs.estimate, jobs.duration, allowed, priced,
+            strict=True))
     )  # fmt: skip
     return Instance(nodes, ((),) * len(nodes), flow)
 
@@ -418,13 +436,19 @@ def run_replication(
         peak = jobs.attrs["peak_processors"]
         dropped = jobs.attrs.get("dropped_never_fits", 0)
         jobs = job_metrics(jobs, threshold)
+        energy = {}
+        if platform.energy is not None:
+            from gridsim.energy.accounting import account_jobs
+
+            jobs, energy = account_jobs(jobs, platform.energy)
         if on_resources:
             resource_metrics = resource_summary(jobs, platform.capacity, platform.memory_tracked)
             resource_metrics["dropped_never_fits"] = dropped
         runs.append({**labels, **summary.to_dict(), "total_cost": float(jobs.cost.sum()),
                      "peak_processors": peak, "machine_processors": machine,
                      "replay_time_s": elapsed, "replay_cpu_s": cpu,
-                     "jobs_per_second": speed, **read_counts(log), **resource_metrics})  # fmt: skip
+                     "jobs_per_second": speed, **read_counts(log), **resource_metrics,
+                     **energy})  # fmt: skip
         job_tables.append(in_schema_order(jobs).assign(**labels))
         users = per_user_summary(jobs, machine, threshold).reset_index()
         user_tables.append(users.assign(**labels))
@@ -448,4 +472,6 @@ def read_counts(log: WorkloadLog) -> dict[str, int]:
 
 def summarise(runs: pd.DataFrame) -> pd.DataFrame:
     """Per scheduler: mean and 95% CI of every metric over replications."""
-    return summarise_by(runs, ["policy"], METRICS)
+    from gridsim.energy.accounting import energy_metrics
+
+    return summarise_by(runs, ["policy"], [*METRICS, *energy_metrics(runs)])

@@ -140,6 +140,19 @@ def replay_on_resources(
     return table
 
 
+def task_resource_price(platform: LogPlatform, unit: tuple[int, ...]) -> tuple[float, ...] | None:
+    """By node id, what a task holding ``unit`` (whole nodes when exclusive) adds to the
+    node's price per second at the platform's core-, GiB- and GPU-hour prices; None when
+    those prices are all 0 (the windows then see the node prices alone, as before)."""
+    prices = platform.resource_price
+    if prices is None or not prices.any():
+        return None
+    held = platform.capacity if platform.node_mode == "exclusive" else np.asarray(unit)[None, :]
+    if not platform.memory_tracked:  # an untracked node's memory is a huge stand-in
+        held = held * np.array([1, 0, 1], dtype=np.int64)
+    return tuple((prices * held).sum(axis=1).tolist())
+
+
 def add_resource_columns(table: pd.DataFrame, held: list, nodes: list[list[int]],
                          platform: LogPlatform, node_prices_paid: bool) -> None:  # fmt: skip
     """The per-resource columns (:data:`~gridsim.sim.trace.RESOURCE_JOB_COLUMNS`) from what

@@ -8,19 +8,23 @@ policy: found or not, start, runtime, finish, cost, Q, L_minSum, L_maxSum and se
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from gridsim.analysis.stats import summarise_by
 from gridsim.config import Range, ScenarioBase, Strict
+from gridsim.energy.config import PowerConfig, SignalConfig
+from gridsim.energy.model import EnergyModel, energy_model
 from gridsim.experiments import feasibility
 from gridsim.experiments.kinds import KindDeclaration
 from gridsim.experiments.rejections import Count
-from gridsim.model import Request, Window
+from gridsim.model import Node, Request, Window
 from gridsim.selection.criteria import FirstFitReading
+from gridsim.selection.energy_criteria import bind_energy, power_needed
 from gridsim.selection.registry import PolicySpecs, build_criterion
 from gridsim.workloads.environment import (
     EnvironmentSpec,
@@ -88,6 +92,11 @@ class EnvironmentConfig(Strict):
     price: PriceConfig = PriceConfig()
     local_load: LoadConfig = LoadConfig()
     horizon_start_edge: Literal["neighbour", "none", "history"] = "neighbour"
+    #: Energy (docs/energy.md): the nodes' power, with the names of a log platform's node
+    #: classes; a signal needs a power model.
+    power: PowerConfig | None = None
+    electricity_price: SignalConfig | None = None
+    carbon_intensity: SignalConfig | None = None
 
     @field_validator("performance")
     @classmethod
@@ -95,6 +104,23 @@ class EnvironmentConfig(Strict):
         if value.low <= 0:
             raise ValueError(f"performance must be positive, got low={value.low}")
         return value
+
+    @model_validator(mode="after")
+    def _power_where_signals(self) -> EnvironmentConfig:
+        for name in ("electricity_price", "carbon_intensity"):
+            if getattr(self, name) is not None and self.power is None:
+                raise ValueError(f"{name}: a signal needs a power model; give power: "
+                                 "{idle_watts: W, busy_watts: W}")  # fmt: skip
+        return self
+
+    def energy(self, nodes: Sequence[Node]) -> EnergyModel | None:
+        """The drawn nodes' energy model (None without a power model)."""
+        if self.power is None:
+            return None
+        count = len(nodes)
+        performance = np.array([node.performance for node in nodes])
+        price, carbon = [self.electricity_price] * count, [self.carbon_intensity] * count
+        return energy_model([self.power] * count, performance, price, carbon)
 
     def spec(self) -> EnvironmentSpec:
         return EnvironmentSpec(
@@ -128,6 +154,11 @@ class WindowSearchScenario(ScenarioBase):
     #: earliest start [TY18] or the first window the group scan finds [TY19].
     first_fit: FirstFitReading = "earliest_start"
 
+    @model_validator(mode="after")
+    def _power_for_policies(self) -> WindowSearchScenario:
+        power_needed(self.criteria(), self.environment.power is not None, "environment.power")
+        return self
+
     def criteria(self):
         readings = {"first_fit": self.first_fit}
         return [build_criterion(spec, readings) for spec in self.policies]
@@ -140,8 +171,10 @@ def run_replication(
     environment = generate_environment(scenario.environment.spec(), np.random.default_rng(seed))
     profile = environment.profile()
     request = scenario.request.request()
+    energy = scenario.environment.energy(environment.nodes)
     rows = []
     for criterion in scenario.criteria():
+        criterion = bind_energy(criterion, energy)
         began = time.perf_counter()
         window = criterion.search(profile, request)
         elapsed = time.perf_counter() - began

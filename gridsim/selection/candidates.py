@@ -150,7 +150,7 @@ class Candidates:
             start=start[keep][order],
             end=table.end[keep][order],
             performance=table.performance[keep][order],
-            price=table.price[keep][order],
+            price=_prices(table, request)[keep][order],
             q=table.q[keep][order],
         )
 
@@ -161,3 +161,11 @@ class Candidates:
     def member_sets(self) -> MemberSets:
         """Bitsets for the members of many steps at once (built on first use)."""
         return MemberSets.of(self)
+
+
+def _prices(table: SlotTable, request: Request) -> np.ndarray:
+    """Each slot's price for this request: its node's, plus what the request's resources
+    cost on that node (core-, GiB- and GPU-hour prices, ``Request.resource_price``)."""
+    if request.resource_price is None:
+        return table.price
+    return table.price + np.asarray(request.resource_price, dtype=np.float64)[table.node]

@@ -40,7 +40,7 @@ def parameter_label(name: str, criterion: Any) -> str:
     params = [
         f"{f.name}={getattr(criterion, f.name)}"
         for f in fields(criterion)
-        if getattr(criterion, f.name) != f.default
+        if getattr(criterion, f.name) != f.default and not f.metadata.get("bound")
     ]
     return f"{name}({', '.join(params)})" if params else name
 

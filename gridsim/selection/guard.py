@@ -112,7 +112,8 @@ def window_problem(
             f"its runtime {window.runtime:.9g} is shorter than the volume needs on its "
             f"slowest node {slow.id} ({needed:.9g})"
         )
-    cost = sum(window.runtime * node.price for node in members)
+    extra = request.resource_price or (0.0,) * len(profile.nodes)
+    cost = sum(window.runtime * (node.price + extra[node.id]) for node in members)
     if abs(window.cost - cost) > RELATIVE_TOLERANCE * max(1.0, cost):
         return f"it reports cost {window.cost:.9g}, its nodes' prices give {cost:.9g}"
     if cost > request.budget * (1 + RELATIVE_TOLERANCE):

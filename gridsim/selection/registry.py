@@ -27,7 +27,7 @@ from gridsim.plugins import (
     plugin_name,
 )
 from gridsim.profile import Profile
-from gridsim.selection import criteria, placement
+from gridsim.selection import criteria, energy_criteria, placement
 from gridsim.selection.criteria import (
     Criterion,
     FirstFit,
@@ -125,6 +125,7 @@ CRITERIA: dict[str, type[Criterion]] = {
         placement.BFshort,
         placement.PAST,
         placement.CoP,
+        *energy_criteria.ENERGY_CRITERIA,
     )
 }
 
@@ -161,7 +162,8 @@ def build_criterion(
         close = difflib.get_close_matches(str(name), known, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise CriterionError(f"unknown criterion {name!r}{hint} (see `gridsim policies`)")
-    allowed = {f.name for f in fields(cls)}
+    # Fields a kind binds (a scenario's power model, energy_criteria.BOUND) are no parameters.
+    allowed = {f.name for f in fields(cls) if not f.metadata.get("bound")}
     if not plugin:
         params = {key: value for key, value in (readings or {}).items() if key in allowed} | params
     unknown = sorted(set(params) - allowed)

@@ -108,6 +108,16 @@ RESOURCE_JOB_COLUMNS: tuple[JobColumn, ...] = (
     JobColumn("allocation", "str", "", "what it held per node, 'node:cores/memory_mb/gpus' "
               "separated by spaces ('0:16/65536/4 1:16/65536/4')"),
 )  # fmt: skip
+#: Columns a run with a power model adds at the end (docs/energy.md); its tasks table, when it
+#: has one, the same per task (0 for local load and outages).
+ENERGY_JOB_COLUMNS: tuple[JobColumn, ...] = (
+    JobColumn("energy_kwh", "float64", "kWh", "busy power of its nodes times the time it held "
+              "them (runs a failure killed included)"),
+    JobColumn("electricity_cost", "float64", "money", "busy power times the integral of its "
+              "nodes' electricity price over its runs"),
+    JobColumn("carbon_kg", "float64", "kg CO2", "busy power times the integral of its nodes' "
+              "carbon intensity over its runs"),
+)  # fmt: skip
 #: The per-job metrics :func:`~gridsim.analysis.jobflow_metrics.job_metrics` adds.
 JOB_METRIC_COLUMNS = ("wait_time", "response_time", "slowdown", "bounded_slowdown")
 

@@ -30,6 +30,8 @@ from pydantic import (
     model_validator,
 )
 
+from gridsim.energy.config import PowerConfig, SignalConfig
+from gridsim.energy.model import EnergyModel, energy_model
 from gridsim.resources import CORES, NodeMode, capacity_matrix
 
 if TYPE_CHECKING:
@@ -42,7 +44,9 @@ UNTRACKED_MEMORY_MB = 2**62
 class NodeClass(BaseModel):
     """`count` identical nodes of `performance` (work units per s) and `price` (money per s),
     with `cores`, `memory_mb` (MiB; None: not tracked) and `gpus`, and prices per core-hour,
-    GiB-hour and GPU-hour of what a job holds (docs/resources.md)."""
+    GiB-hour and GPU-hour of what a job holds (docs/resources.md); optionally their `power`
+    and the `electricity_price` and `carbon_intensity` of their site (None: the platform's;
+    docs/energy.md)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -55,6 +59,9 @@ class NodeClass(BaseModel):
     price_per_core_hour: NonNegativeFloat = 0.0
     price_per_gib_hour: NonNegativeFloat = 0.0
     price_per_gpu_hour: NonNegativeFloat = 0.0
+    power: PowerConfig | None = None
+    electricity_price: SignalConfig | None = None
+    carbon_intensity: SignalConfig | None = None
 
     @property
     def has_resources(self) -> bool:
@@ -84,6 +91,8 @@ class LogPlatformConfig(BaseModel):
             multi-resource profile ("profile") or place one task per node with the
             scenario's window-search policy on the nodes able to hold it ("one_task_per_node",
             as on nodes of different performance).
+        power: the nodes' power model where a class gives none (None: energy not modelled).
+        electricity_price, carbon_intensity: signals where a class gives none (None: 0).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -96,6 +105,24 @@ class LogPlatformConfig(BaseModel):
     cores_per_gpu: PositiveInt = 1
     gpus_per_task: PositiveInt | None = None
     resource_planning: Literal["profile", "one_task_per_node"] = "profile"
+    power: PowerConfig | None = None
+    electricity_price: SignalConfig | None = None
+    carbon_intensity: SignalConfig | None = None
+
+    @model_validator(mode="after")
+    def _power_where_signals(self) -> LogPlatformConfig:
+        classes = self.node_classes
+        powered = [self.power is not None or c.power is not None for c in classes]
+        if classes and any(powered) and not all(powered):
+            raise ValueError("power: give it for every node class or on the platform, "
+                             "or for none")  # fmt: skip
+        signals = [name for name in ("electricity_price", "carbon_intensity")
+                   if getattr(self, name) is not None
+                   or any(getattr(c, name) is not None for c in classes)]  # fmt: skip
+        if signals and not has_power(self):
+            raise ValueError(f"{signals[0]}: a signal needs a power model; give power: "
+                             "{idle_watts: W, busy_watts: W}")  # fmt: skip
+        return self
 
     @field_validator("node_classes")
     @classmethod
@@ -125,6 +152,7 @@ class LogPlatform:
     resource_price: np.ndarray | None = None
     node_mode: NodeMode = "shared"
     memory_tracked: bool = False
+    energy: EnergyModel | None = None
 
     def __len__(self) -> int:
         return len(self.node_id)
@@ -194,16 +222,36 @@ def log_platform(
         per_hour = [(c.price_per_core_hour, c.price_per_gib_hour / 1024, c.price_per_gpu_hour)
                     for c in classes]  # fmt: skip
         resource_price = _read_only(np.repeat(np.array(per_hour) / 3600, counts, axis=0))
+    performance = _read_only(np.repeat([c.performance for c in classes], counts))
     return LogPlatform(
         node_id=_read_only(np.arange(sum(counts), dtype=np.int64)),
-        performance=_read_only(np.repeat([c.performance for c in classes], counts)),
+        performance=performance,
         price=_read_only(np.repeat([c.price for c in classes], counts)),
         reference_performance=config.reference_performance,
         capacity=capacity,
         resource_price=resource_price,
         node_mode=config.node_mode,
         memory_tracked=memory_tracked,
+        energy=_energy(config, classes, counts, performance),
     )
+
+
+def has_power(config: LogPlatformConfig) -> bool:
+    """Whether the platform's nodes have a power model (energy is then accounted)."""
+    return config.power is not None or any(c.power is not None for c in config.node_classes)
+
+
+def _energy(config: LogPlatformConfig, classes, counts, performance) -> EnergyModel | None:
+    """The nodes' energy model: each class's power and signals, else the platform's."""
+    if any((c.power or config.power) is None for c in classes):
+        return None
+
+    def per_node(name: str) -> list:
+        return [s for c, k in zip(classes, counts, strict=True)
+                for s in [getattr(c, name) or getattr(config, name)] * k]  # fmt: skip
+
+    return energy_model(per_node("power"), performance, per_node("electricity_price"),
+                        per_node("carbon_intensity"))  # fmt: skip
 
 
 def job_volume(run_time: np.ndarray | pd.Series, reference_performance: float = 1.0):

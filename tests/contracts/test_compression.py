@@ -9,6 +9,7 @@ that starts later once the queue has moved).
 
 import pandas as pd
 import pytest
+from energy_checker import with_power
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from property_budget import examples
@@ -91,5 +92,6 @@ def test_compression_takes_only_earlier_windows_under_every_criterion(instance, 
     a later pass moves back is caught too. With the ``earlier`` check removed from
     ``ConservativeBackfilling.compress`` this fails under MinCost within the ci examples.
     """
-    for old, new in compression_moves(instance, build_criterion(name)):
+    criterion = with_power(build_criterion(name), instance.nodes)
+    for old, new in compression_moves(instance, criterion):
         assert earlier(new, old), (name, old.start, old.finish, new.start, new.finish)

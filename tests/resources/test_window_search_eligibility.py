@@ -9,6 +9,7 @@ node, and the schedule passes the independent checker.
 import numpy as np
 import pandas as pd
 import pytest
+from energy_checker import with_power
 from resource_checker import schedule_problems
 
 from gridsim.experiments.runner import replication_seed
@@ -24,7 +25,6 @@ from gridsim.workloads.swf import SwfHeader
 
 @pytest.mark.parametrize("name", sorted(CRITERIA))
 def test_a_window_uses_only_allowed_nodes_under_every_criterion(name):
-    criterion = build_criterion(name)
     rng = np.random.default_rng([29, len(name)])
     restricted = 0
     for _ in range(5):
@@ -33,6 +33,7 @@ def test_a_window_uses_only_allowed_nodes_under_every_criterion(name):
                       for i in range(count))  # fmt: skip
         busy = [((s, s + float(rng.uniform(1, 20))),) for s in rng.uniform(0, 30, count)]
         profile = Profile(nodes, busy, 0.0, 200.0)
+        criterion = with_power(build_criterion(name), nodes)
         request = Request(n=2, volume=10.0)
         allowed = tuple(sorted(rng.choice(count, 3, replace=False).tolist()))
         window = criterion.search(profile, Request(2, 10.0, nodes_allowed=allowed))

@@ -1,0 +1,1 @@
+"""Energy, electricity prices and carbon: power models, signals over time, accounting."""

@@ -1,0 +1,76 @@
+"""An independent energy checker: reads only a tasks (or jobs) table, the power model and the
+signals' scenario fields, and recomputes every task's energy, electricity cost and carbon.
+
+It shares nothing with :mod:`gridsim.energy` beyond the configs: busy watts from the
+performance column, and each signal integrated by walking its steps one by one (no running
+sums, no binary search).
+"""
+
+from __future__ import annotations
+
+import math
+
+from gridsim.energy.config import PowerConfig, SignalConfig
+
+HOUR = 3600.0
+
+
+def signal_integral(config: SignalConfig | None, start: float, end: float) -> float:
+    """The integral of a constant or profile signal over [start, end], step by step."""
+    if config is None:
+        return 0.0
+    if config.value is not None:
+        return config.value * (end - start)
+    span = {"daily": 24.0, "weekly": 168.0}[config.profile] * HOUR
+    hours = [hour * HOUR for hour, _ in config.steps]
+    values = [value for _, value in config.steps]
+    total, t = 0.0, start
+    while t < end:
+        local = (t + config.offset) % span
+        # The step holding `local` (before the first step hour: the last step, wrapped).
+        k = max((i for i, h in enumerate(hours) if h <= local), default=len(hours) - 1)
+        next_edge = hours[k + 1] if k + 1 < len(hours) else hours[0] + span
+        if next_edge <= local:
+            next_edge += span
+        until = min(end, t + (next_edge - local))
+        total += values[k] * (until - t)
+        if until <= t:  # float dust at an edge: step past it
+            until = math.nextafter(t, math.inf)
+        t = until
+    return total
+
+
+def expected_task(
+    power: PowerConfig,
+    performance: float,
+    start: float,
+    end: float,
+    price: SignalConfig | None,
+    carbon: SignalConfig | None,
+) -> dict[str, float]:
+    watts = power.busy_watts + power.busy_watts_per_performance * performance
+    return {
+        "energy_kwh": watts * (end - start) / 3.6e6,
+        "electricity_cost": watts * signal_integral(price, start, end) / 3.6e6,
+        "carbon_kg": watts * signal_integral(carbon, start, end) / 3.6e9,
+    }
+
+
+def with_power(criterion, nodes):
+    """``criterion`` seeing a power model and two signals on ``nodes`` when it needs one
+    (the energy criteria; the others are returned as they are), for the tests that run every
+    registered criterion."""
+    import numpy as np
+
+    from gridsim.energy.model import energy_model
+    from gridsim.selection.energy_criteria import bind_energy, needs_energy
+
+    if not needs_energy(criterion):
+        return criterion
+    power = PowerConfig(idle_watts=40.0, busy_watts=100.0, busy_watts_per_performance=25.0)
+    price = SignalConfig(profile="daily", steps=((0, 0.1), (0.004, 0.4), (0.01, 0.2)))
+    carbon = SignalConfig(profile="daily", steps=((0, 300), (0.006, 120)))
+    count = len(nodes)
+    performance = np.array([node.performance for node in nodes])
+    model = energy_model([power] * count, performance, [price] * count, [carbon] * count)
+    return bind_energy(criterion, model)
