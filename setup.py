@@ -20,6 +20,12 @@ setup(
             depends=["gridsim/core/_profile.h"],
             extra_compile_args=flags,
             optional=True,
-        )
+        ),
+        Extension(
+            "gridsim.core._search",
+            ["gridsim/core/_search.c"],
+            extra_compile_args=flags,
+            optional=True,
+        ),
     ]
 )

@@ -1,0 +1,244 @@
+/* The window search's inner loop for the placement criteria (CoP, PAST), compiled.
+ *
+ * gridsim/selection/criteria.py (SlotCriterion.choose, _hopeful_rows), steps.py
+ * (Step.columns, compact, member_block), exact.py (choose_optimal without a budget) and
+ * placement.py (slot_values) are the reference and say why each rule is as it is. This file
+ * follows them for steps without a budget: the same members, the same float expressions for
+ * every slot value (no fused multiply-add: setup.py builds with -ffp-contract=off), the same
+ * window values (members' values sorted, added left to right, then sigma's), the same
+ * members among equal values (the cheaper column first), so the windows offered to the tie
+ * rule are those of the Python path, bit for bit. Pruning sums (the best first step of each
+ * sigma) may be added in another order than NumPy's partition leaves: they only decide which
+ * rows are left out, with a margin far above rounding, and a row left out either way is below
+ * the tie floor of a window offered in the same call.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { COP = 0, PAST = 1 };
+
+typedef struct {
+    int kind;
+    double alpha1, alpha2, delta1, delta2, epsilon1, epsilon2, epsilon3;
+    double rule2_sign, adjacent, bonus; /* bonus NaN: no window-value bound */
+} Rules;
+
+typedef struct {
+    const double *slot_start, *end, *performance;
+    const int64_t *by_price;
+    Py_ssize_t slots;
+} Slots;
+
+typedef struct { double value; Py_ssize_t position; int64_t slot; } Member;
+
+/* CoP's per-side amendment: placement.py CoP._side, term for term. */
+static double cop_side(const Rules *rules, double distance, double runtime) {
+    double tight = distance < rules->epsilon1 * runtime;
+    double awkward = (distance > rules->epsilon2 * runtime) & (distance < rules->epsilon3 * runtime);
+    double roomy = distance > runtime;
+    return rules->delta1 * tight - rules->delta1 * awkward + rules->delta2 * roomy;
+}
+
+/* A slot's z for a window [start, start + runtime): placement.py slot_values. */
+static double slot_value(const Rules *rules, const Slots *s, Py_ssize_t slot, double start,
+                         double runtime) {
+    double left = start - s->slot_start[slot];
+    double right = s->end[slot] - (start + runtime);
+    double z = -(start + runtime) - rules->alpha1 * s->performance[slot];
+    if (rules->kind == COP)
+        return z + cop_side(rules, left, runtime) + cop_side(rules, right, runtime);
+    z = z + rules->delta1 * (double)(right <= rules->adjacent) +
+        rules->delta1 * (double)(left <= rules->adjacent);
+    return z + rules->rule2_sign * rules->alpha2 * (isinf(right) ? 0.0 : right);
+}
+
+/* Larger value first; among equal values the earlier column (cheaper slot). */
+static int by_value(const void *a, const void *b) {
+    const Member *x = a, *y = b;
+    if (x->value != y->value) return x->value > y->value ? -1 : 1;
+    return (x->position > y->position) - (x->position < y->position);
+}
+
+static int ascending(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct {
+    const int64_t *sigma, *step;
+    const double *start, *runtime;
+    Py_ssize_t rows;
+} Rows;
+
+/* The members of row r, each with its z, in column (price) order; their number. */
+static Py_ssize_t members_of(const Rules *rules, const Slots *s, const Rows *r, Py_ssize_t row,
+                             double least_finish, Member *out) {
+    int64_t sigma = r->sigma[row], step = r->step[row];
+    double start = r->start[row], runtime = r->runtime[row];
+    double finish = start + runtime, slowest = s->performance[sigma];
+    Py_ssize_t count = 0;
+    for (Py_ssize_t position = 0; position < s->slots; position++) {
+        int64_t c = s->by_price[position];
+        if (c > step || c == sigma || s->performance[c] < slowest) continue;
+        if (!(s->end[c] >= least_finish) || !(s->end[c] >= finish)) continue;
+        out[count].value = slot_value(rules, s, c, start, runtime);
+        out[count].position = position;
+        out[count].slot = c;
+        count++;
+    }
+    return count;
+}
+
+/* The window value of a row's best `count` members (sorted to `members[:count]`). */
+static double best_value(const Rules *rules, const Slots *s, const Rows *r, Py_ssize_t row,
+                         Member *members, Py_ssize_t found, Py_ssize_t count, double *scratch) {
+    qsort(members, (size_t)found, sizeof(Member), by_value);
+    for (Py_ssize_t k = 0; k < count; k++) scratch[k] = members[k].value;
+    qsort(scratch, (size_t)count, sizeof(double), ascending);
+    double total = scratch[0];
+    for (Py_ssize_t k = 1; k < count; k++) total += scratch[k];
+    return slot_value(rules, s, r->sigma[row], r->start[row], r->runtime[row]) + total;
+}
+
+static int get(PyObject *object, Py_buffer *view, Py_ssize_t items, int writable) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(object, view, flags) < 0) return -1;
+    if (view->itemsize != 8 || (items >= 0 && view->len < items * 8)) {
+        PyErr_SetString(PyExc_ValueError, "expected arrays of 8-byte values of matching sizes");
+        PyBuffer_Release(view);
+        view->obj = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(placement_choose_doc,
+"placement_choose(slot_start, end, performance, by_price, sigma, step, start, runtime, count,\n"
+"                 found, rules, kept, value, members) -> int\n\n"
+"The rows of a batch of steps without a budget that the exact search offers, with their\n"
+"window values and best members (slot indices): written to kept, value and members (rows x\n"
+"count); their number, or -1 if a value is not finite (the caller then runs the Python path).\n"
+"rules: (kind, alpha1, alpha2, delta1, delta2, epsilon1, epsilon2, epsilon3, rule2_sign,\n"
+"adjacent, bonus).");
+
+static PyObject *placement_choose(PyObject *self, PyObject *args) {
+    PyObject *objects[8], *rules_o, *out_o[3];
+    Py_ssize_t count;
+    double found;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOndOOOO", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4], &objects[5], &objects[6], &objects[7],
+                          &count, &found, &rules_o, &out_o[0], &out_o[1], &out_o[2]))
+        return NULL;
+    Rules rules;
+    if (!PyArg_ParseTuple(rules_o, "idddddddddd", &rules.kind, &rules.alpha1, &rules.alpha2,
+                          &rules.delta1, &rules.delta2, &rules.epsilon1, &rules.epsilon2,
+                          &rules.epsilon3, &rules.rule2_sign, &rules.adjacent, &rules.bonus))
+        return NULL;
+    if (count < 1) {
+        PyErr_SetString(PyExc_ValueError, "count must be at least 1");
+        return NULL;
+    }
+    Py_buffer views[11] = {{0}};
+    PyObject *result = NULL;
+    Member *members = NULL;
+    double *scratch = NULL, *bound = NULL;
+    char *enough = NULL;
+    Py_ssize_t slots = -1, rows = -1;
+    for (int k = 0; k < 8; k++) {
+        Py_ssize_t items = k < 4 ? slots : rows;
+        if (get(objects[k], &views[k], items, 0) < 0) goto done;
+        if (k == 0) slots = views[0].len / 8;
+        if (k == 4) rows = views[4].len / 8;
+    }
+    for (int k = 0; k < 3; k++)
+        if (get(out_o[k], &views[8 + k], k < 2 ? rows : rows * count, 1) < 0) goto done;
+    Slots s = {views[0].buf, views[1].buf, views[2].buf, views[3].buf, slots};
+    Rows r = {views[4].buf, views[5].buf, views[6].buf, views[7].buf, rows};
+    int64_t *kept = views[8].buf, *chosen = views[10].buf;
+    double *value = views[9].buf;
+    members = PyMem_Malloc((size_t)(slots ? slots : 1) * sizeof(Member));
+    scratch = PyMem_Malloc((size_t)count * sizeof(double));
+    bound = PyMem_Malloc((size_t)(rows ? rows : 1) * sizeof(double));
+    enough = PyMem_Malloc((size_t)(rows ? rows : 1));
+    if (members == NULL || scratch == NULL || bound == NULL || enough == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t written = 0;
+    if (rows == 0) goto finished;
+    /* Step.columns: the columns end no earlier than the least finish, less a margin. */
+    double least_finish = r.start[0] + r.runtime[0];
+    for (Py_ssize_t row = 1; row < rows; row++) {
+        double finish = r.start[row] + r.runtime[row];
+        if (finish < least_finish) least_finish = finish;
+    }
+    least_finish = least_finish * (1 - 1e-15);
+    /* compact and _hopeful_rows: rows with enough members; the first of each sigma gives a
+     * window found (known), and rows whose bound is below its tie floor are left out. */
+    double known = found;
+    int64_t previous = -1;
+    int any = 0;
+    for (Py_ssize_t row = 0; row < rows; row++) {
+        Py_ssize_t n = members_of(&rules, &s, &r, row, least_finish, members);
+        enough[row] = n >= count;
+        if (!enough[row]) continue;
+        if (!any || r.sigma[row] != previous) {
+            double total = best_value(&rules, &s, &r, row, members, n, count, scratch);
+            if (total > known || isnan(known)) known = total;
+        }
+        any = 1;
+        previous = r.sigma[row];
+    }
+    if (!any) goto finished;
+    int prune = !isnan(rules.bonus) && isfinite(known);
+    double threshold = 0.0;
+    if (prune) threshold = known - 1e-12 * (fabs(known) + 1.0) - 1e-9 * (fabs(known) + 1.0);
+    for (Py_ssize_t row = 0; row < rows; row++) {
+        if (!enough[row]) continue;
+        if (prune) {
+            double start = r.start[row], runtime = r.runtime[row];
+            double base = -(start + runtime) - rules.alpha1 * s.performance[r.sigma[row]];
+            if (!((double)(count + 1) * (base + rules.bonus) >= threshold)) continue;
+        }
+        Py_ssize_t n = members_of(&rules, &s, &r, row, least_finish, members);
+        double total = best_value(&rules, &s, &r, row, members, n, count, scratch);
+        if (!isfinite(total)) {
+            written = -1;
+            goto finished;
+        }
+        kept[written] = row;
+        value[written] = total;
+        for (Py_ssize_t k = 0; k < count; k++) scratch[k] = (double)members[k].slot;
+        qsort(scratch, (size_t)count, sizeof(double), ascending);
+        for (Py_ssize_t k = 0; k < count; k++) chosen[written * count + k] = (int64_t)scratch[k];
+        written++;
+    }
+finished:
+    result = PyLong_FromSsize_t(written);
+done:
+    PyMem_Free(members);
+    PyMem_Free(scratch);
+    PyMem_Free(bound);
+    PyMem_Free(enough);
+    for (int k = 0; k < 11; k++)
+        if (views[k].obj != NULL) PyBuffer_Release(&views[k]);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"placement_choose", placement_choose, METH_VARARGS, placement_choose_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_definition = {
+    PyModuleDef_HEAD_INIT, "_search",
+    "The window search's inner loops, compiled (gridsim.core.search is the interface).", -1,
+    methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__search(void) { return PyModule_Create(&module_definition); }
