@@ -34,7 +34,7 @@ typedef struct {
     Py_ssize_t slots;
 } Slots;
 
-typedef struct { double value; Py_ssize_t position; int64_t slot; } Member;
+typedef struct { double value; int64_t slot; } Member;
 
 /* CoP's per-side amendment: placement.py CoP._side, term for term. */
 static double cop_side(const Rules *rules, double distance, double runtime) {
@@ -57,52 +57,54 @@ static double slot_value(const Rules *rules, const Slots *s, Py_ssize_t slot, do
     return z + rules->rule2_sign * rules->alpha2 * (isinf(right) ? 0.0 : right);
 }
 
-/* Larger value first; among equal values the earlier column (cheaper slot). */
-static int by_value(const void *a, const void *b) {
-    const Member *x = a, *y = b;
-    if (x->value != y->value) return x->value > y->value ? -1 : 1;
-    return (x->position > y->position) - (x->position < y->position);
-}
-
-static int ascending(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct {
     const int64_t *sigma, *step;
     const double *start, *runtime;
     Py_ssize_t rows;
 } Rows;
 
-/* The members of row r, each with its z, in column (price) order; their number. */
-static Py_ssize_t members_of(const Rules *rules, const Slots *s, const Rows *r, Py_ssize_t row,
-                             double least_finish, Member *out) {
-    int64_t sigma = r->sigma[row], step = r->step[row];
-    double start = r->start[row], runtime = r->runtime[row];
-    double finish = start + runtime, slowest = s->performance[sigma];
-    Py_ssize_t count = 0;
-    for (Py_ssize_t position = 0; position < s->slots; position++) {
-        int64_t c = s->by_price[position];
-        if (c > step || c == sigma || s->performance[c] < slowest) continue;
-        if (!(s->end[c] >= least_finish) || !(s->end[c] >= finish)) continue;
-        out[count].value = slot_value(rules, s, c, start, runtime);
-        out[count].position = position;
-        out[count].slot = c;
-        count++;
-    }
-    return count;
+static int is_member(const Slots *s, const Rows *r, Py_ssize_t row, int64_t c,
+                     double least_finish) {
+    int64_t sigma = r->sigma[row];
+    if (c > r->step[row] || c == sigma || s->performance[c] < s->performance[sigma]) return 0;
+    return s->end[c] >= least_finish && s->end[c] >= r->start[row] + r->runtime[row];
 }
 
-/* The window value of a row's best `count` members (sorted to `members[:count]`). */
-static double best_value(const Rules *rules, const Slots *s, const Rows *r, Py_ssize_t row,
-                         Member *members, Py_ssize_t found, Py_ssize_t count, double *scratch) {
-    qsort(members, (size_t)found, sizeof(Member), by_value);
-    for (Py_ssize_t k = 0; k < count; k++) scratch[k] = members[k].value;
-    qsort(scratch, (size_t)count, sizeof(double), ascending);
-    double total = scratch[0];
-    for (Py_ssize_t k = 1; k < count; k++) total += scratch[k];
-    return slot_value(rules, s, r->sigma[row], r->start[row], r->runtime[row]) + total;
+/* Whether row r has at least `count` members (Step.compact). */
+static int has_members(const Slots *s, const Rows *r, Py_ssize_t row, double least_finish,
+                       Py_ssize_t count) {
+    Py_ssize_t found = 0;
+    for (Py_ssize_t position = 0; position < s->slots && found < count; position++)
+        found += is_member(s, r, row, s->by_price[position], least_finish);
+    return found >= count;
+}
+
+/* The `count` best members of row r (it has at least that many) in `best`, by value, largest
+ * first; among equal values the earlier column (cheaper slot), as a stable sort would order
+ * them. Returns the window value: the members' values added from the smallest, then sigma's
+ * (ties.window_value). */
+static double best_members(const Rules *rules, const Slots *s, const Rows *r, Py_ssize_t row,
+                           double least_finish, Py_ssize_t count, Member *best) {
+    Py_ssize_t held = 0;
+    double start = r->start[row], runtime = r->runtime[row];
+    for (Py_ssize_t position = 0; position < s->slots; position++) {
+        int64_t c = s->by_price[position];
+        if (!is_member(s, r, row, c, least_finish)) continue;
+        double value = slot_value(rules, s, c, start, runtime);
+        if (isnan(value)) return NAN; /* not finite: the Python path decides */
+        if (held == count && !(value > best[count - 1].value)) continue;
+        /* Columns come in order, so a later equal value goes after the earlier ones. */
+        Py_ssize_t k = held < count ? held++ : count - 1;
+        while (k > 0 && value > best[k - 1].value) {
+            best[k] = best[k - 1];
+            k--;
+        }
+        best[k].value = value;
+        best[k].slot = c;
+    }
+    double total = best[count - 1].value;
+    for (Py_ssize_t k = count - 2; k >= 0; k--) total += best[k].value;
+    return slot_value(rules, s, r->sigma[row], start, runtime) + total;
 }
 
 static int get(PyObject *object, Py_buffer *view, Py_ssize_t items, int writable) {
@@ -146,7 +148,6 @@ static PyObject *placement_choose(PyObject *self, PyObject *args) {
     Py_buffer views[11] = {{0}};
     PyObject *result = NULL;
     Member *members = NULL;
-    double *scratch = NULL, *bound = NULL;
     char *enough = NULL;
     Py_ssize_t slots = -1, rows = -1;
     for (int k = 0; k < 8; k++) {
@@ -162,10 +163,8 @@ static PyObject *placement_choose(PyObject *self, PyObject *args) {
     int64_t *kept = views[8].buf, *chosen = views[10].buf;
     double *value = views[9].buf;
     members = PyMem_Malloc((size_t)(slots ? slots : 1) * sizeof(Member));
-    scratch = PyMem_Malloc((size_t)count * sizeof(double));
-    bound = PyMem_Malloc((size_t)(rows ? rows : 1) * sizeof(double));
     enough = PyMem_Malloc((size_t)(rows ? rows : 1));
-    if (members == NULL || scratch == NULL || bound == NULL || enough == NULL) {
+    if (members == NULL || enough == NULL) {
         PyErr_NoMemory();
         goto done;
     }
@@ -184,12 +183,11 @@ static PyObject *placement_choose(PyObject *self, PyObject *args) {
     int64_t previous = -1;
     int any = 0;
     for (Py_ssize_t row = 0; row < rows; row++) {
-        Py_ssize_t n = members_of(&rules, &s, &r, row, least_finish, members);
-        enough[row] = n >= count;
+        enough[row] = (char)has_members(&s, &r, row, least_finish, count);
         if (!enough[row]) continue;
         if (!any || r.sigma[row] != previous) {
-            double total = best_value(&rules, &s, &r, row, members, n, count, scratch);
-            if (total > known || isnan(known)) known = total;
+            double total = best_members(&rules, &s, &r, row, least_finish, count, members);
+            if (total > known) known = total;
         }
         any = 1;
         previous = r.sigma[row];
@@ -205,25 +203,20 @@ static PyObject *placement_choose(PyObject *self, PyObject *args) {
             double base = -(start + runtime) - rules.alpha1 * s.performance[r.sigma[row]];
             if (!((double)(count + 1) * (base + rules.bonus) >= threshold)) continue;
         }
-        Py_ssize_t n = members_of(&rules, &s, &r, row, least_finish, members);
-        double total = best_value(&rules, &s, &r, row, members, n, count, scratch);
+        double total = best_members(&rules, &s, &r, row, least_finish, count, members);
         if (!isfinite(total)) {
             written = -1;
             goto finished;
         }
         kept[written] = row;
         value[written] = total;
-        for (Py_ssize_t k = 0; k < count; k++) scratch[k] = (double)members[k].slot;
-        qsort(scratch, (size_t)count, sizeof(double), ascending);
-        for (Py_ssize_t k = 0; k < count; k++) chosen[written * count + k] = (int64_t)scratch[k];
+        for (Py_ssize_t k = 0; k < count; k++) chosen[written * count + k] = members[k].slot;
         written++;
     }
 finished:
     result = PyLong_FromSsize_t(written);
 done:
     PyMem_Free(members);
-    PyMem_Free(scratch);
-    PyMem_Free(bound);
     PyMem_Free(enough);
     for (int k = 0; k < 11; k++)
         if (views[k].obj != NULL) PyBuffer_Release(&views[k]);
