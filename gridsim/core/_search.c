@@ -107,6 +107,37 @@ static double best_members(const Rules *rules, const Slots *s, const Rows *r, Py
     return slot_value(rules, s, r->sigma[row], start, runtime) + total;
 }
 
+/* CoP's exact best per-side amendment over distances in [low, high]: CoP._side_bound. */
+static double cop_side_bound(const Rules *rules, double low, double high, double runtime) {
+    double e1 = rules->epsilon1 * runtime, e2 = rules->epsilon2 * runtime;
+    double e3 = rules->epsilon3 * runtime;
+    double tight = low < e1 ? rules->delta1 : -INFINITY;
+    double roomy = high > runtime ? rules->delta2 : -INFINITY;
+    double best = tight >= roomy ? tight : roomy;
+    int neutral = (low <= e2 && high >= e1) || (low <= runtime && high >= e3);
+    int awkward = low < e3 && high > e2;
+    double rest = neutral ? 0.0 : (awkward ? -rules->delta1 : -INFINITY);
+    return best >= rest ? best : rest;
+}
+
+/* An upper bound of a slot's z over window starts in [lo, hi]: slot_value_bound. */
+static double slot_value_bound(const Rules *rules, const Slots *s, Py_ssize_t slot,
+                               double runtime, double lo, double hi) {
+    double end = s->end[slot], slot_start = s->slot_start[slot];
+    int open_tail = isinf(end);
+    double left_min = lo - slot_start, left_max = hi - slot_start;
+    double right_min = open_tail ? INFINITY : end - hi - runtime;
+    double right_max = open_tail ? INFINITY : end - lo - runtime;
+    double z = -(lo + runtime) - rules->alpha1 * s->performance[slot];
+    if (rules->kind == COP)
+        return z + cop_side_bound(rules, left_min, left_max, runtime) +
+               cop_side_bound(rules, right_min, right_max, runtime);
+    z = z + rules->delta1 * (double)(right_min <= rules->adjacent) +
+        rules->delta1 * (double)(left_min <= rules->adjacent);
+    if (rules->rule2_sign > 0) return z + rules->alpha2 * (isinf(right_max) ? 0.0 : right_max);
+    return z - rules->alpha2 * (isinf(right_min) ? 0.0 : (right_min >= 0.0 ? right_min : 0.0));
+}
+
 static int get(PyObject *object, Py_buffer *view, Py_ssize_t items, int writable) {
     int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(object, view, flags) < 0) return -1;
@@ -117,6 +148,13 @@ static int get(PyObject *object, Py_buffer *view, Py_ssize_t items, int writable
         return -1;
     }
     return 0;
+}
+
+static int parse_rules(PyObject *rules_o, Rules *rules) {
+    return PyArg_ParseTuple(rules_o, "idddddddddd", &rules->kind, &rules->alpha1, &rules->alpha2,
+                            &rules->delta1, &rules->delta2, &rules->epsilon1, &rules->epsilon2,
+                            &rules->epsilon3, &rules->rule2_sign, &rules->adjacent,
+                            &rules->bonus) ? 0 : -1;
 }
 
 PyDoc_STRVAR(placement_choose_doc,
@@ -137,10 +175,7 @@ static PyObject *placement_choose(PyObject *self, PyObject *args) {
                           &count, &found, &rules_o, &out_o[0], &out_o[1], &out_o[2]))
         return NULL;
     Rules rules;
-    if (!PyArg_ParseTuple(rules_o, "idddddddddd", &rules.kind, &rules.alpha1, &rules.alpha2,
-                          &rules.delta1, &rules.delta2, &rules.epsilon1, &rules.epsilon2,
-                          &rules.epsilon3, &rules.rule2_sign, &rules.adjacent, &rules.bonus))
-        return NULL;
+    if (parse_rules(rules_o, &rules) < 0) return NULL;
     if (count < 1) {
         PyErr_SetString(PyExc_ValueError, "count must be at least 1");
         return NULL;
@@ -223,8 +258,87 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(placement_sigma_bounds_doc,
+"placement_sigma_bounds(slot_start, start, end, performance, sigmas, runtimes, n, rules,\n"
+"                       bounds) -> None\n\n"
+"Each sigma's bound without a budget (SlotCriterion.sigma_bounds): sigma's own slot bound\n"
+"plus its n - 1 best joiners' (-inf with fewer joiners), written to bounds.");
+
+static PyObject *placement_sigma_bounds(PyObject *self, PyObject *args) {
+    PyObject *objects[6], *rules_o, *bounds_o;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "OOOOOOnOO", &objects[0], &objects[1], &objects[2],
+                          &objects[3], &objects[4], &objects[5], &n, &rules_o, &bounds_o))
+        return NULL;
+    Rules rules;
+    if (parse_rules(rules_o, &rules) < 0) return NULL;
+    Py_buffer views[7] = {{0}};
+    PyObject *result = NULL;
+    Member *best = NULL;
+    Py_ssize_t slots = -1, count = -1;
+    for (int k = 0; k < 6; k++) {
+        if (get(objects[k], &views[k], k < 4 ? slots : count, 0) < 0) goto done;
+        if (k == 0) slots = views[0].len / 8;
+        if (k == 4) count = views[4].len / 8;
+    }
+    if (get(bounds_o, &views[6], count, 1) < 0) goto done;
+    const double *start = views[1].buf, *runtimes = views[5].buf;
+    const int64_t *sigmas = views[4].buf;
+    double *bounds = views[6].buf;
+    Slots s = {views[0].buf, views[2].buf, views[3].buf, NULL, slots};
+    Py_ssize_t others = n - 1;
+    best = PyMem_Malloc((size_t)(others > 0 ? others : 1) * sizeof(Member));
+    if (best == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int64_t sigma = sigmas[i];
+        double runtime = runtimes[i], latest = s.end[sigma] - runtime;
+        double own = slot_value_bound(&rules, &s, sigma, runtime, start[sigma], latest);
+        if (others < 1) {
+            bounds[i] = own + 0.0;
+            continue;
+        }
+        double earliest_end = start[sigma] + runtime, slowest = s.performance[sigma];
+        Py_ssize_t held = 0, joiners = 0;
+        for (Py_ssize_t c = 0; c < slots; c++) {
+            /* Joinable._joined: at least as fast, overlapping sigma's starts, long enough. */
+            if (c == sigma || !(s.performance[c] >= slowest) || !(start[c] <= latest)) continue;
+            if (!(s.end[c] >= earliest_end) || !(s.end[c] - start[c] >= runtime * (1 - 1e-12)))
+                continue;
+            joiners++;
+            double lo = start[sigma] >= start[c] ? start[sigma] : start[c];
+            double hi = s.end[c] - runtime;
+            hi = latest <= hi ? latest : hi;
+            double z = slot_value_bound(&rules, &s, c, runtime, lo, lo >= hi ? lo : hi);
+            if (held == others && !(z > best[others - 1].value)) continue;
+            Py_ssize_t k = held < others ? held++ : others - 1;
+            while (k > 0 && z > best[k - 1].value) {
+                best[k] = best[k - 1];
+                k--;
+            }
+            best[k].value = z;
+        }
+        if (joiners < others) {
+            bounds[i] = -INFINITY;
+            continue;
+        }
+        double total = best[0].value;
+        for (Py_ssize_t k = 1; k < others; k++) total += best[k].value;
+        bounds[i] = own + total;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyMem_Free(best);
+    for (int k = 0; k < 7; k++)
+        if (views[k].obj != NULL) PyBuffer_Release(&views[k]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"placement_choose", placement_choose, METH_VARARGS, placement_choose_doc},
+    {"placement_sigma_bounds", placement_sigma_bounds, METH_VARARGS, placement_sigma_bounds_doc},
     {NULL, NULL, 0, NULL},
 };
 

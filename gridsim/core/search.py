@@ -64,3 +64,17 @@ def placement_rows(
     if written < 0:
         return None
     return kept[:written], value[:written], members[:written]
+
+
+def placement_sigma_bounds(
+    module: ModuleType, slots, sigmas: np.ndarray, runtimes: np.ndarray, n: int, rules: tuple
+) -> np.ndarray:
+    """Each sigma's bound without a budget: its own slot bound plus its ``n - 1`` best
+    joiners' (``-inf`` with fewer joiners)."""
+    bounds = np.empty(len(sigmas))
+    module.placement_sigma_bounds(
+        slots.slot_start, slots.start, slots.end, slots.performance,
+        np.ascontiguousarray(sigmas, dtype=np.int64), np.ascontiguousarray(runtimes, dtype=float),
+        n, rules, bounds,
+    )  # fmt: skip
+    return bounds

@@ -259,10 +259,24 @@ class _Placement(SlotCriterion):
     def _base(self, start, runtime, performance):
         return -(start + runtime) - self.alpha1 * performance
 
+    def _compiled(self):
+        """The compiled kernels for CoP and PAST themselves (a subclass: the Python path)."""
+        return compiled_search.compiled() if type(self) in (CoP, PAST) else None
+
+    def sigma_bounds(self, slots, sigmas, runtimes, request, joinable):
+        """Without a budget, CoP's and PAST's sigma bounds are computed compiled (the same
+        bounds up to the order of their sums, which only orders and prunes the search)."""
+        module = self._compiled()
+        if module is None or np.isfinite(request.budget):
+            return super().sigma_bounds(slots, sigmas, runtimes, request, joinable)
+        return compiled_search.placement_sigma_bounds(
+            module, slots, sigmas, runtimes, request.n, self._compiled_rules()
+        )
+
     def choose(self, step, count, contenders) -> None:
         """The exact search's steps; without a budget, CoP's and PAST's run compiled
         (:mod:`gridsim.core.search`: the same windows offered, bit for bit)."""
-        module = compiled_search.compiled() if type(self) in (CoP, PAST) else None
+        module = self._compiled()
         if module is None or count < 1 or np.isfinite(step.budget_left).any():
             return super().choose(step, count, contenders)
         found = compiled_search.placement_rows(
