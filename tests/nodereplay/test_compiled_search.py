@@ -19,15 +19,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from node_replay_cases import kth_flow, random_flow, schedule
+from node_replay_cases import KTH_CLASSES, kth_flow, random_flow, schedule
 from random_instances import random_instance
 from search_steps import all_steps, search_inputs
 
 from gridsim.core import search as compiled_search
+from gridsim.experiments.swf_replay import node_level_instance
 from gridsim.selection.placement import CoP
 from gridsim.selection.registry import build_criterion
 from gridsim.selection.ties import BOUND_SLACK, Contenders
 from gridsim.selection.window_search import Joinable
+from gridsim.workloads.platform import log_platform
+from gridsim.workloads.swf import read_swf
 
 needs_compiled = pytest.mark.skipif(
     compiled_search.compiled() is None, reason="the compiled search is not built or is off"
@@ -179,11 +182,6 @@ def test_more_random_flows(monkeypatch, seed, spec, scheduler):
      ("SDSC-BLUE-2000-4.2-cln.swf.gz", 800)],
 )  # fmt: skip
 def test_archive_log_prefixes_schedule_as_the_python_path(monkeypatch, log, jobs):
-    from gridsim.experiments.swf_replay import node_level_instance
-    from gridsim.workloads.platform import log_platform
-    from gridsim.workloads.swf import read_swf
-    from node_replay_cases import KTH_CLASSES
-
     path = FULL_LOG_DIR / log
     if not path.exists():
         pytest.skip(f"{path} is not here")
