@@ -183,7 +183,7 @@ static PyObject *placement_choose(PyObject *self, PyObject *args) {
     Py_buffer views[11] = {{0}};
     PyObject *result = NULL;
     Member *members = NULL;
-    char *enough = NULL;
+    signed char *enough = NULL;
     Py_ssize_t slots = -1, rows = -1;
     for (int k = 0; k < 8; k++) {
         Py_ssize_t items = k < 4 ? slots : rows;
@@ -212,32 +212,38 @@ static PyObject *placement_choose(PyObject *self, PyObject *args) {
         if (finish < least_finish) least_finish = finish;
     }
     least_finish = least_finish * (1 - 1e-15);
-    /* compact and _hopeful_rows: rows with enough members; the first of each sigma gives a
-     * window found (known), and rows whose bound is below its tie floor are left out. */
+    /* compact and _hopeful_rows: the first row with enough members of each sigma (rows come
+     * grouped by sigma) gives a window found (known); rows before it have too few, rows after
+     * it whose bound is below the tie floor of known are left out, the others are tested. */
+    enum { UNTESTED = -1, TOO_FEW = 0, ENOUGH = 1 };
     double known = found;
-    int64_t previous = -1;
     int any = 0;
-    for (Py_ssize_t row = 0; row < rows; row++) {
-        enough[row] = (char)has_members(&s, &r, row, least_finish, count);
-        if (!enough[row]) continue;
-        if (!any || r.sigma[row] != previous) {
-            double total = best_members(&rules, &s, &r, row, least_finish, count, members);
-            if (total > known) known = total;
+    for (Py_ssize_t row = 0; row < rows;) {
+        Py_ssize_t end = row;
+        while (end < rows && r.sigma[end] == r.sigma[row]) end++;
+        for (; row < end; row++) {
+            enough[row] = (char)has_members(&s, &r, row, least_finish, count);
+            if (enough[row] == ENOUGH) {
+                double total = best_members(&rules, &s, &r, row, least_finish, count, members);
+                if (total > known) known = total;
+                any = 1;
+                break;
+            }
         }
-        any = 1;
-        previous = r.sigma[row];
+        for (row = row < end ? row + 1 : end; row < end; row++) enough[row] = UNTESTED;
     }
     if (!any) goto finished;
     int prune = !isnan(rules.bonus) && isfinite(known);
     double threshold = 0.0;
     if (prune) threshold = known - 1e-12 * (fabs(known) + 1.0) - 1e-9 * (fabs(known) + 1.0);
     for (Py_ssize_t row = 0; row < rows; row++) {
-        if (!enough[row]) continue;
+        if (enough[row] == TOO_FEW) continue;
         if (prune) {
             double start = r.start[row], runtime = r.runtime[row];
             double base = -(start + runtime) - rules.alpha1 * s.performance[r.sigma[row]];
             if (!((double)(count + 1) * (base + rules.bonus) >= threshold)) continue;
         }
+        if (enough[row] == UNTESTED && !has_members(&s, &r, row, least_finish, count)) continue;
         double total = best_members(&rules, &s, &r, row, least_finish, count, members);
         if (!isfinite(total)) {
             written = -1;
