@@ -1,24 +1,24 @@
-/* The window search's inner loop for the placement criteria (CoP, PAST), compiled.
+/* The window search's inner loops for the placement criteria (CoP, PAST), compiled.
  *
- * gridsim/selection/criteria.py (SlotCriterion.choose, _hopeful_rows), steps.py
- * (Step.columns, compact, member_block), exact.py (choose_optimal without a budget) and
- * placement.py (slot_values) are the reference and say why each rule is as it is. This file
- * follows them for steps without a budget: the same members, the same float expressions for
- * every slot value (no fused multiply-add: setup.py builds with -ffp-contract=off), the same
- * window values (members' values sorted, added left to right, then sigma's), the same
- * members among equal values (the cheaper column first), so the windows offered to the tie
- * rule are those of the Python path, bit for bit. Pruning sums (the best first step of each
- * sigma) may be added in another order than NumPy's partition leaves: they only decide which
- * rows are left out, with a margin far above rounding, and a row left out either way is below
- * the tie floor of a window offered in the same call.
+ * gridsim/selection/criteria.py (SlotCriterion.choose, _hopeful_rows, sigma_bounds), steps.py
+ * (Step.columns, compact, member_block), exact.py (choose_optimal without a budget),
+ * window_search.py (Joinable) and placement.py (slot_values, slot_value_bound) are the
+ * reference and say why each rule is as it is. This file follows them without a budget: the
+ * same members, the same float expressions for every slot value (no fused multiply-add:
+ * setup.py builds with -ffp-contract=off), the same window values (members' values sorted,
+ * added left to right, then sigma's), the same members among equal values (the cheaper
+ * column first), so the windows offered to the tie rule are those of the Python path, bit for
+ * bit. Pruning sums (the best first step of each sigma) may be added in another order than
+ * NumPy's partition leaves: they only decide which rows are left out, with a margin far above
+ * rounding, and a row left out either way is below the tie floor of a window offered in the
+ * same call. So may the sigma bounds, which only order and prune the search
+ * (gridsim/selection/ties.py: the choice does not depend on the order of visits).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include <math.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
 enum { COP = 0, PAST = 1 };
 
@@ -39,7 +39,8 @@ typedef struct { double value; int64_t slot; } Member;
 /* CoP's per-side amendment: placement.py CoP._side, term for term. */
 static double cop_side(const Rules *rules, double distance, double runtime) {
     double tight = distance < rules->epsilon1 * runtime;
-    double awkward = (distance > rules->epsilon2 * runtime) & (distance < rules->epsilon3 * runtime);
+    double awkward =
+        (distance > rules->epsilon2 * runtime) & (distance < rules->epsilon3 * runtime);
     double roomy = distance > runtime;
     return rules->delta1 * tight - rules->delta1 * awkward + rules->delta2 * roomy;
 }

@@ -3,7 +3,8 @@
 ``gridsim/core/_search.c`` runs the exact search's steps for the placement criteria (CoP,
 PAST) when a step has no budget: the members of every step, the slot values, the rows the
 bounds leave out and each row's best members and window value, as
-:meth:`gridsim.selection.criteria.SlotCriterion.choose` computes them. The built-in criteria
+:meth:`gridsim.selection.criteria.SlotCriterion.choose` computes them, and the sigma bounds
+of :meth:`~gridsim.selection.criteria.SlotCriterion.sigma_bounds`. The built-in criteria
 use it by default; a plugin (a subclass) always runs the Python path, which stays the
 reference. ``GRIDSIM_PURE_PYTHON=1`` forces the Python path for these kernels too; where the
 extension was not built, the Python path runs with one warning per process.
@@ -49,7 +50,7 @@ def placement_rows(
     module: ModuleType, slots, step, count: int, found: float, rules: tuple
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The rows of ``step`` (no budget) that the exact search offers, their window values and
-    best members (slot indices, ``(rows, count)``, ascending); None if a value is not finite
+    best members (slot indices, ``(rows, count)``, best first); None if a value is not finite
     (the Python path then decides). ``rules``: the criterion's constants, as ``_search.c``
     reads them."""
     rows = len(step.start)
