@@ -43,8 +43,9 @@ SCHEDULERS = ["conservative", "easy", "fcfs"]
 FULL_LOG_DIR = Path(os.environ.get("GRIDSIM_SWF_DIR", "/work/shared/data/swf"))
 
 
-def both_paths(monkeypatch, run):
-    """``run()`` with the compiled kernels (counting their calls), then with the Python path."""
+@pytest.fixture
+def kernel_calls(monkeypatch) -> dict[str, int]:
+    """How often the test called each compiled kernel (so that a test sees they ran)."""
     calls = {"choose": 0, "bounds": 0}
     for name, key in (("placement_rows", "choose"), ("placement_sigma_bounds", "bounds")):
         kernel = getattr(compiled_search, name)
@@ -54,19 +55,21 @@ def both_paths(monkeypatch, run):
             return kernel(*args)
 
         monkeypatch.setattr(compiled_search, name, counted)
+    return calls
+
+
+def both_paths(monkeypatch, run):
+    """``run()`` with the compiled kernels, then with the Python path."""
     compiled = run()
     with monkeypatch.context() as python_path:
         python_path.setenv("GRIDSIM_PURE_PYTHON", "1")
         python = run()
-    return compiled, python, calls
+    return compiled, python
 
 
 def assert_same_schedules(monkeypatch, instance, criterion, scheduler):
-    compiled, python, calls = both_paths(
-        monkeypatch, lambda: schedule(instance, criterion, scheduler)
-    )
+    compiled, python = both_paths(monkeypatch, lambda: schedule(instance, criterion, scheduler))
     pd.testing.assert_frame_equal(compiled, python, check_exact=True)
-    return calls
 
 
 @pytest.mark.parametrize(
@@ -75,37 +78,34 @@ def assert_same_schedules(monkeypatch, instance, criterion, scheduler):
      (CRITERIA[2], "easy"), (CRITERIA[3], "conservative")],
     ids=str,
 )  # fmt: skip
-def test_random_flows_schedule_as_the_python_path(monkeypatch, spec, scheduler):
+def test_random_flows_schedule_as_the_python_path(monkeypatch, kernel_calls, spec, scheduler):
     criterion = build_criterion(spec)
-    calls = {"choose": 0, "bounds": 0}
     for seed, limits in ((0, False), (2, True)):
-        used = assert_same_schedules(monkeypatch, random_flow(seed, limits=limits), criterion,
-                                     scheduler)  # fmt: skip
-        calls = {key: calls[key] + used[key] for key in calls}
-    assert calls["choose"] > 0 and calls["bounds"] > 0  # the kernels did run
+        assert_same_schedules(monkeypatch, random_flow(seed, limits=limits), criterion, scheduler)
+    assert kernel_calls["choose"] > 0 and kernel_calls["bounds"] > 0  # the kernels did run
 
 
-def test_kth_prefix_schedules_as_the_python_path(monkeypatch):
-    calls = assert_same_schedules(monkeypatch, kth_flow(100), build_criterion("CoP"),
-                                  "conservative")  # fmt: skip
-    assert calls["choose"] > 100
+def test_kth_prefix_schedules_as_the_python_path(monkeypatch, kernel_calls):
+    assert_same_schedules(monkeypatch, kth_flow(100), build_criterion("CoP"), "conservative")
+    assert kernel_calls["choose"] > 100
 
 
-def test_a_plugin_subclass_runs_the_python_path(monkeypatch):
+def test_a_plugin_subclass_runs_the_python_path(monkeypatch, kernel_calls):
     @dataclasses.dataclass(frozen=True)
     class Shifted(CoP):
         def slot_values(self, slot_start, slot_end, q, cost, start, runtime, performance=None):
             return super().slot_values(slot_start, slot_end, q, cost, start, runtime,
                                        performance) + 0.5 * performance  # fmt: skip
 
-    calls = assert_same_schedules(monkeypatch, random_flow(3, limits=False), Shifted(),
-                                  "conservative")  # fmt: skip
-    assert calls == {"choose": 0, "bounds": 0}
+    assert_same_schedules(monkeypatch, random_flow(3, limits=False), Shifted(), "conservative")
+    assert kernel_calls == {"choose": 0, "bounds": 0}
 
 
 @pytest.mark.parametrize("spec", CRITERIA, ids=str)
 @pytest.mark.parametrize("seed", range(6))
-def test_a_batch_of_steps_offers_the_windows_of_the_python_path(monkeypatch, spec, seed):
+def test_a_batch_of_steps_offers_the_windows_of_the_python_path(
+    monkeypatch, kernel_calls, spec, seed
+):
     profile, request = random_instance(seed)
     request = dataclasses.replace(request, budget=math.inf, n=max(request.n, 2))
     step = all_steps(profile, request)
@@ -125,14 +125,14 @@ def test_a_batch_of_steps_offers_the_windows_of_the_python_path(monkeypatch, spe
             criterion.choose(step, request.n - 1, contenders)
             return contenders.best(), contenders.top
 
-        compiled, python, calls = both_paths(monkeypatch, offered)
+        compiled, python = both_paths(monkeypatch, offered)
         assert compiled == python
-        assert calls["choose"] > 0
+    assert kernel_calls["choose"] > 0
 
 
 @pytest.mark.parametrize("spec", CRITERIA, ids=str)
 @pytest.mark.parametrize("seed", range(6))
-def test_sigma_bounds_agree_up_to_the_order_of_their_sums(monkeypatch, spec, seed):
+def test_sigma_bounds_agree_up_to_the_order_of_their_sums(monkeypatch, kernel_calls, spec, seed):
     profile, request = random_instance(seed)
     request = dataclasses.replace(request, budget=math.inf)
     slots, runtime, sigmas = search_inputs(profile, request)
@@ -142,8 +142,8 @@ def test_sigma_bounds_agree_up_to_the_order_of_their_sums(monkeypatch, spec, see
         joinable = Joinable.of(slots, sigmas, runtime[sigmas], request)
         return criterion.sigma_bounds(slots, sigmas, runtime[sigmas], request, joinable)
 
-    compiled, python, calls = both_paths(monkeypatch, bounds)
-    assert calls["bounds"] == 1
+    compiled, python = both_paths(monkeypatch, bounds)
+    assert kernel_calls["bounds"] == 1
     np.testing.assert_array_equal(np.isfinite(compiled), np.isfinite(python))
     np.testing.assert_array_equal(compiled[~np.isfinite(python)], python[~np.isfinite(python)])
     finite = np.isfinite(python)
