@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from gridsim.core.replay import PURE_PYTHON_ENV, compiled
+from gridsim.core.search import compiled as compiled_search
 from gridsim.scheduling.log_schedulers import ALGORITHMS, SCHEDULERS
 from gridsim.sim.log_replay import replay_log
 from gridsim.workloads.swf import read_swf
@@ -144,7 +145,7 @@ def bench_node_level(name: str, log, options: argparse.Namespace) -> None:
         criterion = build_criterion(policy)
         runs: dict[str, list] = {"0": [], "1": []}
         for _ in range(options.node_repeat):
-            for switch in ("1", "0"):  # Python first: the compiled run never warms its cache
+            for switch in ("1", "0"):  # Python first: it never runs on caches the other warmed
                 os.environ[PURE_PYTHON_ENV] = switch
                 runs[switch].append(timed(schedule, instance, criterion, "conservative"))
         os.environ.pop(PURE_PYTHON_ENV)
@@ -227,6 +228,8 @@ def main() -> None:
         log = read_swf(options.logs / LOGS[name])
         jobs = repeated_log(log.jobs, options.copies) if name == "million" else log.jobs
         bench_log(name, jobs, log.machine_processors, options)
+    if options.node_logs and compiled_search() is None:
+        raise SystemExit("the compiled window search is not available")
     for name in options.node_logs:
         bench_node_level(name, read_swf(options.logs / LOGS[name]), options)
     if options.process_repeat:
