@@ -34,17 +34,26 @@ core = Extension(
     extra_compile_args=flags,
     optional=True,
 )
+# The window search's inner loops for CoP and PAST.
+search = Extension(
+    "gridsim.core._search",
+    sources=["gridsim/core/_search.c"],
+    extra_compile_args=flags,
+    optional=True,
+)
+extensions = [core, search]
 
 
 class WheelTaggedByWhatItHolds(bdist_wheel):
-    """A platform wheel only when the compiled core is in it: setuptools tags every wheel of
-    a project with extensions for the platform, even when the optional build failed."""
+    """A platform wheel only when a compiled module is in it: setuptools tags every wheel of
+    a project with extensions for the platform, even when the optional builds failed."""
 
     def get_tag(self) -> tuple[str, str, str]:
-        built = self.get_finalized_command("build_ext").get_ext_filename(core.name)
-        if not any(Path(self.bdist_dir).rglob(Path(built).name)):
+        build_ext = self.get_finalized_command("build_ext")
+        names = [Path(build_ext.get_ext_filename(ext.name)).name for ext in extensions]
+        if not any(any(Path(self.bdist_dir).rglob(name)) for name in names):
             self.root_is_pure = True  # also the wheel's Root-Is-Purelib
         return super().get_tag()
 
 
-setup(ext_modules=[core], cmdclass={"bdist_wheel": WheelTaggedByWhatItHolds})
+setup(ext_modules=extensions, cmdclass={"bdist_wheel": WheelTaggedByWhatItHolds})

@@ -2,7 +2,8 @@
 
     nice python benchmarks/bench_replay_speed.py [--logs DIR] [--only KTH-SP2 HPC2N ...]
         [--algorithms fcfs easy conservative] [--repeat 3] [--python-repeat 1]
-        [--copies 5] [--process-repeat 3]
+        [--copies 5] [--process-repeat 3] [--node-logs KTH-SP2 HPC2N] [--node-jobs 0]
+        [--node-policies BFfinish CoP] [--node-repeat 1]
 
 For each archive log (and the million-job log: HPC2N repeated ``--copies`` times, as
 ``bench_million_jobs.py`` builds it), under FCFS, EASY and conservative backfilling (requested
@@ -20,9 +21,16 @@ from the process's start to its first replayed job on the bundled excerpt (media
 ``--process-repeat``; processor time of the child, and wall time, which on a loaded machine
 counts the wait for a core too).
 
+Node-level replays (``--node-logs``; ``--node-jobs N``: the first N jobs, 0: the whole log):
+KTH-SP2 on 60 reference and 40 faster nodes, HPC2N on 144 + 96 (the machines of
+``scenarios/swf-replay-kth-nodes.yaml`` and ``swf-replay-hpc2n-nodes.yaml``), conservative
+backfilling under each of ``--node-policies``, the planners run on the log's jobs: with the
+compiled window search and with ``GRIDSIM_PURE_PYTHON=1``, interleaved (``--node-repeat``
+times each), processor times, the ratio, and whether every job's start, finish, nodes, first
+promise, delay and cost are the same.
+
 pyss, a Python 2 program, is run beside gridsim by ``bench_pyss.py`` (given a pyss checkout
-and a Python 2). Node-level replays (BFfinish, CoP) have no compiled path
-yet: ``bench_node_replay.py`` measures them.
+and a Python 2).
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from gridsim.core.replay import PURE_PYTHON_ENV, compiled
+from gridsim.core.search import compiled as compiled_search
 from gridsim.scheduling.log_schedulers import ALGORITHMS, SCHEDULERS
 from gridsim.sim.log_replay import replay_log
 from gridsim.workloads.swf import read_swf
@@ -115,6 +124,44 @@ def bench_log(name: str, jobs, machine: int, options: argparse.Namespace) -> Non
     print(f"  process max RSS so far: {rss:.0f} MB", flush=True)
 
 
+NODE_CLASSES = {"KTH-SP2": (60, 40), "HPC2N": (144, 96)}  # reference and 1.5x faster nodes
+
+
+def bench_node_level(name: str, log, options: argparse.Namespace) -> None:
+    """Node-level conservative replays, compiled window search against the Python path."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from node_replay_cases import schedule
+
+    from gridsim.experiments.swf_replay import node_level_instance
+    from gridsim.selection.registry import build_criterion
+    from gridsim.workloads.platform import LogPlatformConfig, NodeClass, log_platform
+
+    reference, fast = NODE_CLASSES[name]
+    classes = LogPlatformConfig(node_classes=[NodeClass(count=reference, performance=1.0,
+        price=1.0), NodeClass(count=fast, performance=1.5, price=2.0)])  # fmt: skip
+    jobs = log.jobs if not options.node_jobs else log.jobs.iloc[: options.node_jobs]
+    instance = node_level_instance(jobs.reset_index(drop=True), log_platform(None, classes))
+    print(f"{name} node level: {len(jobs):,} jobs on {reference} + {fast} nodes", flush=True)
+    for policy in options.node_policies:
+        criterion = build_criterion(policy)
+        runs: dict[str, list] = {"0": [], "1": []}
+        for _ in range(options.node_repeat):
+            for switch in ("1", "0"):  # Python first: it never runs on caches the other warmed
+                os.environ[PURE_PYTHON_ENV] = switch
+                runs[switch].append(timed(schedule, instance, criterion, "conservative"))
+        os.environ.pop(PURE_PYTHON_ENV)
+        cpu = {k: statistics.median(run[2] for run in v) for k, v in runs.items()}
+        wall = statistics.median(run[1] for run in runs["0"])
+        same = runs["0"][0][0].equals(runs["1"][0][0])
+        print(
+            f"  {policy:>12}: compiled {cpu['0']:.1f} s processor ({wall:.1f} s wall),"
+            f" {len(jobs) / cpu['0']:,.0f} jobs/s; Python {cpu['1']:.1f} s,"
+            f" {len(jobs) / cpu['1']:,.0f} jobs/s; ratio {cpu['1'] / cpu['0']:.2f};"
+            f" every job's schedule identical: {same}",
+            flush=True,
+        )
+
+
 def child_run(arguments: list[str], environment: dict[str, str]) -> tuple[float, float, str]:
     """(wall s, processor s, stdout) of one child process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -172,6 +219,10 @@ def main() -> None:
     parser.add_argument("--python-repeat", type=int, default=1, help="0: compiled only")
     parser.add_argument("--copies", type=int, default=5, help="HPC2N copies of the million log")
     parser.add_argument("--process-repeat", type=int, default=3, help="0: no process runs")
+    parser.add_argument("--node-logs", nargs="*", choices=list(NODE_CLASSES), default=[])
+    parser.add_argument("--node-policies", nargs="*", default=["BFfinish", "CoP"])
+    parser.add_argument("--node-jobs", type=int, default=0, help="first N jobs; 0: whole log")
+    parser.add_argument("--node-repeat", type=int, default=1)
     options = parser.parse_args()
     if compiled() is None:
         raise SystemExit(f"the compiled core is not available (or {PURE_PYTHON_ENV} is set)")
@@ -180,6 +231,10 @@ def main() -> None:
         log = read_swf(options.logs / LOGS[name])
         jobs = repeated_log(log.jobs, options.copies) if name == "million" else log.jobs
         bench_log(name, jobs, log.machine_processors, options)
+    if options.node_logs and compiled_search() is None:
+        raise SystemExit("the compiled window search is not available")
+    for name in options.node_logs:
+        bench_node_level(name, read_swf(options.logs / LOGS[name]), options)
     if options.process_repeat:
         bench_processes(options.logs, options.process_repeat)
     print("load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()), flush=True)

@@ -158,6 +158,11 @@ class Candidates:
         return len(self.start)
 
     @cached_property
+    def by_price(self) -> np.ndarray:
+        """Slot indices in price order (ties: list order), the order of a step's columns."""
+        return np.argsort(self.price, kind="stable")
+
+    @cached_property
     def member_sets(self) -> MemberSets:
         """Bitsets for the members of many steps at once (built on first use)."""
         return MemberSets.of(self)

@@ -22,6 +22,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
+from gridsim.core import search as compiled_search
 from gridsim.selection.criteria import FirstFit, MinFinish, SlotCriterion
 from gridsim.selection.steps import Step, choose_cheapest
 from gridsim.selection.ties import Contenders, ordered_sum
@@ -257,6 +258,45 @@ class _Placement(SlotCriterion):
 
     def _base(self, start, runtime, performance):
         return -(start + runtime) - self.alpha1 * performance
+
+    def _compiled(self):
+        """The compiled kernels for CoP and PAST themselves (a subclass: the Python path)."""
+        return compiled_search.compiled() if type(self) in (CoP, PAST) else None
+
+    def sigma_bounds(self, slots, sigmas, runtimes, request, joinable):
+        """Without a budget, CoP's and PAST's sigma bounds are computed compiled (the same
+        bounds up to the order of their sums, which only orders and prunes the search)."""
+        module = self._compiled()
+        if module is None or np.isfinite(request.budget):
+            return super().sigma_bounds(slots, sigmas, runtimes, request, joinable)
+        return compiled_search.placement_sigma_bounds(
+            module, slots, sigmas, runtimes, request.n, self._compiled_rules()
+        )
+
+    def choose(self, step, count, contenders) -> None:
+        """The exact search's steps; without a budget, CoP's and PAST's run compiled
+        (:mod:`gridsim.core.search`: the same windows offered, bit for bit)."""
+        module = self._compiled()
+        if module is None or count < 1 or np.isfinite(step.budget_left).any():
+            return super().choose(step, count, contenders)
+        found = compiled_search.placement_rows(
+            module, step.slots, step, count, contenders.top, self._compiled_rules()
+        )
+        if found is None:
+            return super().choose(step, count, contenders)
+        rows, value, members = found
+        step.offer(contenders, rows, value, np.zeros(len(rows)), members)
+        return None
+
+    def _compiled_rules(self) -> tuple:
+        """The constants ``gridsim/core/_search.c`` reads (its ``Rules``)."""
+        bonus = self._bonus_bound()
+        return (
+            0 if isinstance(self, CoP) else 1,
+            self.alpha1, self.alpha2, self.delta1, self.delta2,
+            self.epsilon1, self.epsilon2, self.epsilon3,
+            getattr(self, "_rule2_sign", 0.0), ADJACENT, np.nan if bonus is None else bonus,
+        )  # fmt: skip
 
     def _bonus_bound(self) -> float | None:
         """The most the amendments add to one slot's ``z`` (None: no bound)."""

@@ -1,0 +1,191 @@
+"""The compiled window-search kernels (gridsim/core/_search.c) against the Python path.
+
+CoP and PAST run their exact steps and sigma bounds compiled when a request has no budget.
+The schedules must be the same, job for job and bit for bit, as with
+``GRIDSIM_PURE_PYTHON=1``: on random heterogeneous flows (with and without budgets, so that
+compiled and Python steps mix) under the three planners, and on a KTH-SP2 prefix; the slow
+tests add more flows and longer prefixes of two archive logs. Below the schedules, a batch of
+steps offers the same windows, and the sigma bounds agree up to the order of their sums.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from node_replay_cases import KTH_CLASSES, kth_flow, random_flow, schedule
+from random_instances import random_instance
+from search_steps import all_steps, search_inputs
+
+from gridsim.core import search as compiled_search
+from gridsim.experiments.swf_replay import node_level_instance
+from gridsim.selection.placement import CoP
+from gridsim.selection.registry import build_criterion
+from gridsim.selection.ties import BOUND_SLACK, Contenders
+from gridsim.selection.window_search import Joinable
+from gridsim.workloads.platform import log_platform
+from gridsim.workloads.swf import read_swf
+
+needs_compiled = pytest.mark.skipif(
+    compiled_search.compiled() is None, reason="the compiled search is not built or is off"
+)
+pytestmark = needs_compiled
+
+CRITERIA = ["CoP", "PAST", {"name": "PAST", "rule2": "as_described"}, {"name": "CoP",
+            "delta2": 3.0, "epsilon1": 0.1}]  # fmt: skip
+SCHEDULERS = ["conservative", "easy", "fcfs"]
+FULL_LOG_DIR = Path(os.environ.get("GRIDSIM_SWF_DIR", "/work/shared/data/swf"))
+
+
+@pytest.fixture
+def kernel_calls(monkeypatch) -> dict[str, int]:
+    """How often the test called each compiled kernel (so that a test sees they ran)."""
+    calls = {"choose": 0, "bounds": 0}
+    for name, key in (("placement_rows", "choose"), ("placement_sigma_bounds", "bounds")):
+        kernel = getattr(compiled_search, name)
+
+        def counted(*args, kernel=kernel, key=key):
+            calls[key] += 1
+            return kernel(*args)
+
+        monkeypatch.setattr(compiled_search, name, counted)
+    return calls
+
+
+def both_paths(monkeypatch, run):
+    """``run()`` with the compiled kernels, then with the Python path."""
+    compiled = run()
+    with monkeypatch.context() as python_path:
+        python_path.setenv("GRIDSIM_PURE_PYTHON", "1")
+        python = run()
+    return compiled, python
+
+
+def assert_same_schedules(monkeypatch, instance, criterion, scheduler):
+    compiled, python = both_paths(monkeypatch, lambda: schedule(instance, criterion, scheduler))
+    pd.testing.assert_frame_equal(compiled, python, check_exact=True)
+
+
+@pytest.mark.parametrize(
+    "spec, scheduler",
+    [("CoP", "conservative"), ("CoP", "easy"), ("CoP", "fcfs"), ("PAST", "conservative"),
+     (CRITERIA[2], "easy"), (CRITERIA[3], "conservative")],
+    ids=str,
+)  # fmt: skip
+def test_random_flows_schedule_as_the_python_path(monkeypatch, kernel_calls, spec, scheduler):
+    criterion = build_criterion(spec)
+    for seed, limits in ((0, False), (2, True)):
+        assert_same_schedules(monkeypatch, random_flow(seed, limits=limits), criterion, scheduler)
+    assert kernel_calls["choose"] > 0 and kernel_calls["bounds"] > 0  # the kernels did run
+
+
+def test_kth_prefix_schedules_as_the_python_path(monkeypatch, kernel_calls):
+    assert_same_schedules(monkeypatch, kth_flow(100), build_criterion("CoP"), "conservative")
+    assert kernel_calls["choose"] > 100
+
+
+def test_a_plugin_subclass_runs_the_python_path(monkeypatch, kernel_calls):
+    @dataclasses.dataclass(frozen=True)
+    class Shifted(CoP):
+        def slot_values(self, slot_start, slot_end, q, cost, start, runtime, performance=None):
+            return super().slot_values(slot_start, slot_end, q, cost, start, runtime,
+                                       performance) + 0.5 * performance  # fmt: skip
+
+    assert_same_schedules(monkeypatch, random_flow(3, limits=False), Shifted(), "conservative")
+    assert kernel_calls == {"choose": 0, "bounds": 0}
+
+
+@pytest.mark.parametrize("spec", CRITERIA, ids=str)
+@pytest.mark.parametrize("seed", range(6))
+def test_a_batch_of_steps_offers_the_windows_of_the_python_path(
+    monkeypatch, kernel_calls, spec, seed
+):
+    profile, request = random_instance(seed)
+    request = dataclasses.replace(request, budget=math.inf, n=max(request.n, 2))
+    step = all_steps(profile, request)
+    if step is None:
+        pytest.skip("no steps")
+    criterion = build_criterion(spec)
+    # Once from nothing found, once after a window worth about the best of the batch.
+    for found in (-math.inf, None):
+
+        def offered(found=found):
+            contenders = Contenders()
+            if found is None:
+                criterion.choose(step, request.n - 1, contenders)
+                top = contenders.top
+                contenders = Contenders()
+                contenders.top = top - 1e-3 * (abs(top) + 1.0)
+            criterion.choose(step, request.n - 1, contenders)
+            return contenders.best(), contenders.top
+
+        compiled, python = both_paths(monkeypatch, offered)
+        assert compiled == python
+    assert kernel_calls["choose"] > 0
+
+
+@pytest.mark.parametrize("spec", CRITERIA, ids=str)
+@pytest.mark.parametrize("seed", range(6))
+def test_sigma_bounds_agree_up_to_the_order_of_their_sums(monkeypatch, kernel_calls, spec, seed):
+    profile, request = random_instance(seed)
+    request = dataclasses.replace(request, budget=math.inf)
+    slots, runtime, sigmas = search_inputs(profile, request)
+    criterion = build_criterion(spec)
+
+    def bounds():
+        joinable = Joinable.of(slots, sigmas, runtime[sigmas], request)
+        return criterion.sigma_bounds(slots, sigmas, runtime[sigmas], request, joinable)
+
+    compiled, python = both_paths(monkeypatch, bounds)
+    assert kernel_calls["bounds"] == 1
+    np.testing.assert_array_equal(np.isfinite(compiled), np.isfinite(python))
+    np.testing.assert_array_equal(compiled[~np.isfinite(python)], python[~np.isfinite(python)])
+    finite = np.isfinite(python)
+    # Each sums n bounds in its own order: within the slack the search allows for that.
+    slack = BOUND_SLACK * (np.abs(python[finite]) + 1.0)
+    assert (np.abs(compiled[finite] - python[finite]) <= slack).all()
+
+
+def test_without_the_extension_the_python_path_runs_after_one_warning(monkeypatch):
+    def missing(name):
+        raise ImportError(f"No module named {name!r}")
+
+    monkeypatch.setattr(compiled_search, "_module", None)
+    monkeypatch.setattr(compiled_search, "_warned", False)
+    monkeypatch.setattr(compiled_search.importlib, "import_module", missing)
+    with pytest.warns(RuntimeWarning, match="compiled window search is not available"):
+        assert compiled_search.compiled() is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert compiled_search.compiled() is None  # once per process
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scheduler", SCHEDULERS)
+@pytest.mark.parametrize("spec", CRITERIA, ids=str)
+@pytest.mark.parametrize("seed", range(3, 23))
+def test_more_random_flows(monkeypatch, seed, spec, scheduler):
+    assert_same_schedules(monkeypatch, random_flow(seed, limits=seed % 2 == 0),
+                          build_criterion(spec), scheduler)  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "log, jobs",
+    [("KTH-SP2-1996-2.1-cln.swf.gz", 1500), ("HPC2N-2002-2.1-cln.swf.gz", 800),
+     ("SDSC-BLUE-2000-4.2-cln.swf.gz", 800)],
+)  # fmt: skip
+def test_archive_log_prefixes_schedule_as_the_python_path(monkeypatch, log, jobs):
+    path = FULL_LOG_DIR / log
+    if not path.exists():
+        pytest.skip(f"{path} is not here")
+    swf = read_swf(path)
+    platform = log_platform(swf.machine_processors, KTH_CLASSES)
+    instance = node_level_instance(swf.jobs.iloc[:jobs].reset_index(drop=True), platform)
+    assert_same_schedules(monkeypatch, instance, build_criterion("CoP"), "conservative")
