@@ -48,7 +48,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gridsim.core.replay import PURE_PYTHON_ENV, compiled
+from gridsim.core.optional import PURE_PYTHON_ENV
+from gridsim.core.replay import compiled
 from gridsim.core.search import compiled as compiled_search
 from gridsim.scheduling.log_schedulers import ALGORITHMS, SCHEDULERS
 from gridsim.sim.log_replay import replay_log

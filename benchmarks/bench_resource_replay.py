@@ -36,7 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gridsim.core.replay import PURE_PYTHON_ENV, compiled
+from gridsim.core.optional import PURE_PYTHON_ENV
+from gridsim.core.replay import compiled
 from gridsim.resources import ResourceRequest, capacity_matrix
 from gridsim.sim.log_replay import replay_log, replay_resources
 from gridsim.workloads.swf import read_swf

@@ -12,52 +12,21 @@ one warning per process.
 
 from __future__ import annotations
 
-import importlib
-import os
-import warnings
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
 import numpy as np
 
+from gridsim.core.optional import OptionalModule
 from gridsim.resources import NodeMode, ResourceRequest, never_fits
 from gridsim.scheduling.resource_profile import Allocation
 
-#: Set to 1 (or any non-empty value but 0) to replay with the pure-Python planners.
-PURE_PYTHON_ENV = "GRIDSIM_PURE_PYTHON"
 ALGORITHM_CODES = {"fcfs": 0, "easy": 1, "conservative": 2}
 
-_module: ModuleType | None = None
-_warned = False
-
-
-def pure_python_forced() -> bool:
-    """Whether the environment asks for the pure-Python planners."""
-    return os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0")
-
-
-def compiled() -> ModuleType | None:
-    """The compiled replay module, or None (forced off, or not built: then a warning)."""
-    global _module, _warned
-    if pure_python_forced():
-        return None
-    if _module is None:
-        try:
-            module = importlib.import_module("gridsim.core._replay")
-        except ImportError as error:
-            if not _warned:
-                _warned = True
-                warnings.warn(
-                    f"gridsim's compiled planning core is not available ({error}); replays "
-                    "use the pure-Python planners (same results, several times slower). "
-                    "Reinstall with a C compiler to build it, or set "
-                    f"{PURE_PYTHON_ENV}=1 to silence this.",
-                    RuntimeWarning,
-                    stacklevel=3,
-                )
-            return None
-        _module = module
-    return _module
+#: The compiled replay module (``_replay.c`` and ``_resource_replay.c``), or None.
+compiled = OptionalModule(
+    "gridsim.core._replay", "planning core", "replays use the pure-Python planners"
+)
 
 
 def replay_compiled(

@@ -12,38 +12,16 @@ extension was not built, the Python path runs with one warning per process.
 
 from __future__ import annotations
 
-import importlib
-import warnings
 from types import ModuleType
 
 import numpy as np
 
-from gridsim.core.replay import PURE_PYTHON_ENV, pure_python_forced
+from gridsim.core.optional import OptionalModule
 
-_module: ModuleType | None = None
-_warned = False
-
-
-def compiled() -> ModuleType | None:
-    """The compiled search module, or None (forced off, or not built: then a warning)."""
-    global _module, _warned
-    if pure_python_forced():
-        return None
-    if _module is None:
-        try:
-            _module = importlib.import_module("gridsim.core._search")
-        except ImportError as error:
-            if not _warned:
-                _warned = True
-                warnings.warn(
-                    f"gridsim's compiled window search is not available ({error}); node-level "
-                    "searches use the pure-Python path (same results, slower). Reinstall with "
-                    f"a C compiler to build it, or set {PURE_PYTHON_ENV}=1 to silence this.",
-                    RuntimeWarning,
-                    stacklevel=3,
-                )
-            return None
-    return _module
+#: The compiled window search (``_search.c``), or None.
+compiled = OptionalModule(
+    "gridsim.core._search", "window search", "node-level searches use the pure-Python path"
+)
 
 
 def placement_rows(

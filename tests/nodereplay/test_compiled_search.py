@@ -23,6 +23,7 @@ from node_replay_cases import KTH_CLASSES, kth_flow, random_flow, schedule
 from random_instances import random_instance
 from search_steps import all_steps, search_inputs
 
+from gridsim.core import optional
 from gridsim.core import search as compiled_search
 from gridsim.experiments.swf_replay import node_level_instance
 from gridsim.selection.placement import CoP
@@ -156,9 +157,9 @@ def test_without_the_extension_the_python_path_runs_after_one_warning(monkeypatc
     def missing(name):
         raise ImportError(f"No module named {name!r}")
 
-    monkeypatch.setattr(compiled_search, "_module", None)
-    monkeypatch.setattr(compiled_search, "_warned", False)
-    monkeypatch.setattr(compiled_search.importlib, "import_module", missing)
+    monkeypatch.setattr(compiled_search.compiled, "module", None)
+    monkeypatch.setattr(compiled_search.compiled, "warned", False)
+    monkeypatch.setattr(optional.importlib, "import_module", missing)
     with pytest.warns(RuntimeWarning, match="compiled window search is not available"):
         assert compiled_search.compiled() is None
     with warnings.catch_warnings():

@@ -20,6 +20,7 @@ from property_budget import examples
 from resource_flows import NODE_CLASSES, flow_table, random_log, random_platform, random_request
 
 from gridsim.core import replay as core
+from gridsim.core.optional import PURE_PYTHON_ENV
 from gridsim.experiments.runner import replication_seed
 from gridsim.experiments.swf_replay import SwfReplayScenario, run_replication
 from gridsim.resources import ResourceRequest, capacity_matrix, never_fits
@@ -40,7 +41,7 @@ def both_paths(jobs, requests, capacity, mode, algorithm):
     """The compiled replay and the Python one, after checking they agree in everything."""
     compiled = replay_resources(jobs, requests, capacity, mode, algorithm)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(core.PURE_PYTHON_ENV, "1")
+        patch.setenv(PURE_PYTHON_ENV, "1")
         python = replay_resources(jobs, requests, capacity, mode, algorithm)
     np.testing.assert_array_equal(compiled.replay.start_time, python.replay.start_time)
     np.testing.assert_array_equal(
@@ -120,7 +121,7 @@ def test_a_job_that_never_fits_is_named_as_the_python_planners_name_it(monkeypat
     jobs = flow_table([(0, requests[0], 5, 5), (1, requests[1], 5, 5)])
     messages = []
     for pure in ("0", "1"):
-        monkeypatch.setenv(core.PURE_PYTHON_ENV, pure)
+        monkeypatch.setenv(PURE_PYTHON_ENV, pure)
         with pytest.raises(ValueError) as error:
             replay_resources(jobs, requests, capacity, "shared", "easy")
         messages.append(str(error.value))
@@ -135,7 +136,7 @@ def test_progress_is_reported_at_the_same_instants_on_both_paths(monkeypatch):
     flow = busy_flow(rng, capacity, 80)
     seen = []
     for pure in ("0", "1"):
-        monkeypatch.setenv(core.PURE_PYTHON_ENV, pure)
+        monkeypatch.setenv(PURE_PYTHON_ENV, pure)
         calls: list[float] = []
         replay_resources(flow_table(flow), [job[1] for job in flow], capacity, "shared",
                          "conservative", on_progress=calls.append, progress_every=5)  # fmt: skip
@@ -156,7 +157,7 @@ def test_the_swf_replay_kind_writes_the_same_tables_on_both_paths(tmp_path, monk
          "platform": {"node_classes": NODE_CLASSES, "node_mode": mode}})  # fmt: skip
     tables = []
     for pure in ("0", "1"):
-        monkeypatch.setenv(core.PURE_PYTHON_ENV, pure)
+        monkeypatch.setenv(PURE_PYTHON_ENV, pure)
         tables.append(run_replication(scenario, 0, replication_seed(1, 0)))
     timings = ["replay_time_s", "replay_cpu_s", "jobs_per_second"]
     for name in ("jobs", "runs", "users"):

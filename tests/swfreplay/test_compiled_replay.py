@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from property_budget import examples
 
 from gridsim.core import replay as core
+from gridsim.core.optional import PURE_PYTHON_ENV
 from gridsim.scheduling.log_schedulers import ALGORITHMS, SCHEDULERS
 from gridsim.sim.log_replay import replay_log
 from gridsim.workloads.swf import read_swf
@@ -112,7 +113,7 @@ def test_progress_and_errors_are_the_same_on_both_paths():
 
 
 def test_the_environment_switch_forces_the_python_planners(monkeypatch):
-    monkeypatch.setenv(core.PURE_PYTHON_ENV, "1")
+    monkeypatch.setenv(PURE_PYTHON_ENV, "1")
     assert core.compiled() is None
     jobs = random_flow(np.random.default_rng(5), 100, 4)
     with warnings.catch_warnings():
@@ -120,15 +121,15 @@ def test_the_environment_switch_forces_the_python_planners(monkeypatch):
         replay = replay_log(jobs, 4, "conservative")
     python = replay_log(jobs, 4, SCHEDULERS["conservative"])
     np.testing.assert_array_equal(replay.start_time, python.start_time)
-    monkeypatch.setenv(core.PURE_PYTHON_ENV, "0")
-    assert core.compiled() is core._module or core._module is None
+    monkeypatch.setenv(PURE_PYTHON_ENV, "0")
+    assert core.compiled() is core.compiled.module
 
 
 def test_without_the_extension_replays_warn_once_and_run_in_python(monkeypatch):
-    monkeypatch.delenv(core.PURE_PYTHON_ENV, raising=False)
+    monkeypatch.delenv(PURE_PYTHON_ENV, raising=False)
     monkeypatch.setitem(sys.modules, "gridsim.core._replay", None)  # import fails
-    monkeypatch.setattr(core, "_module", None)
-    monkeypatch.setattr(core, "_warned", False)
+    monkeypatch.setattr(core.compiled, "module", None)
+    monkeypatch.setattr(core.compiled, "warned", False)
     jobs = random_flow(np.random.default_rng(7), 50, 4)
     with pytest.warns(RuntimeWarning, match="compiled planning core is not available"):
         replay = replay_log(jobs, 4, "easy")
@@ -146,7 +147,7 @@ def test_a_process_with_the_switch_set_never_loads_the_extension():
         "replay_log(read_swf(bundled_swf()).jobs.iloc[:300], 100, 'conservative');"
         "print('gridsim.core._replay' in sys.modules)"
     )
-    env = {**os.environ, core.PURE_PYTHON_ENV: "1"}
+    env = {**os.environ, PURE_PYTHON_ENV: "1"}
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                             text=True, check=True)  # fmt: skip
     assert result.stdout.strip() == "False"
