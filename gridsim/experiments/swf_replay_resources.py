@@ -11,6 +11,8 @@ processor count on identical nodes; the processor-count schedulers replay it exa
 of :mod:`gridsim.scheduling.resource_schedulers` in the loop of
 :func:`gridsim.sim.log_replay.replay_resources` (their C translation unless the compiled core
 is off). Jobs no set of nodes can ever hold are dropped and counted (``dropped_never_fits``).
+A power cap (``platform.power_cap``) always takes the multi-resource planners, in Python; a job
+whose nodes on an empty machine draw more than the cap ever allows is dropped and counted too.
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ import numpy as np
 
 from gridsim.analysis.resource_metrics import resource_classes
 from gridsim.config import ScenarioError
+from gridsim.energy.cap import power_limit
 from gridsim.experiments.swf_replay_tables import at_machine_speed, job_table, progress_callback
 from gridsim.resources import CORES, GPUS, ResourceRequest
+from gridsim.scheduling.resource_profile import PowerLimit, idle_draw_mw
 from gridsim.sim.log_replay import node_intervals, replay_resources
 from gridsim.sim.trace import allocation_text
 from gridsim.workloads.platform import LogPlatform
@@ -52,6 +56,8 @@ def uses_resource_planners(platform: LogPlatform, requests: list[ResourceRequest
     """Whether the replay needs the multi-resource planners (see the module docstring)."""
     if requests is None:
         return False
+    if platform.power_cap is not None:
+        return True
     one_core = bool((platform.capacity[:, CORES] == 1).all())
     return not (one_core and processors_only(requests))
 
@@ -94,6 +100,9 @@ def check_platform(
     the nodes differ in performance), or GPU tasks are larger than every node."""
     if not uses_resource_planners(platform, requests):
         return
+    if platform.power_cap is not None and one_task_per_node(scenario, platform):
+        raise ScenarioError("platform.power_cap: a cap is planned on the resource profile, which "
+                            "needs node classes of one performance")  # fmt: skip
     most = int(platform.capacity[:, GPUS].max())
     per_task = scenario.platform.gpus_per_task
     if per_task is not None and per_task > most:
@@ -122,12 +131,17 @@ def replay_on_resources(
     """One replay with the multi-resource planners; returns the jobs table."""
     capacity = platform.capacity
     never = never_fitting(requests, capacity)
+    power = None
+    if platform.power_cap is not None:
+        power = _power_limit(platform, at_machine_speed(log.jobs, platform))
+        never |= np.array([idle_draw_mw(capacity, request, power.node_mw) > power.cap_mw[-1]
+                           for request in requests], dtype=bool)  # fmt: skip
     jobs = log.jobs.loc[~never].reset_index(drop=True)
     requests = [request for request, dropped in zip(requests, never, strict=True) if not dropped]
     jobs = at_machine_speed(jobs, platform)
     with progress_callback(scenario, jobs, scheduler) as on_progress:
         result = replay_resources(jobs, requests, capacity, platform.node_mode, scheduler,
-                                  on_progress=on_progress)  # fmt: skip
+                                  power=power, on_progress=on_progress)  # fmt: skip
     table = job_table(jobs, result.replay.start_time, result.replay.first_reservation)
     table["processors"] = [request.total[CORES] for request in requests]
     nodes = [[node for node, _ in allocation] for allocation in result.allocation]
@@ -138,6 +152,21 @@ def replay_on_resources(
     table.attrs["peak_processors"] = result.replay.peak_processors
     table.attrs["dropped_never_fits"] = int(never.sum())
     return table
+
+
+def _power_limit(platform: LogPlatform, jobs: pd.DataFrame) -> PowerLimit:
+    """The platform's cap over the replay's span; a ScenarioError if a job may run past its
+    estimate (the plans, and so the cap, rest on estimates)."""
+    over = int((jobs["duration"] > jobs["estimate"]).sum())
+    if over:
+        raise ScenarioError(f"platform.power_cap: {over} jobs run past their estimate "
+                            "(workload.mapping.on_overrun: run); a cap is planned on estimates "
+                            "and needs on_overrun: kill")  # fmt: skip
+    assert platform.energy is not None and platform.power_cap is not None
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    start = float(submit.min()) if len(submit) else 0.0
+    horizon = float(submit.max()) + float(jobs["estimate"].sum()) + 1.0 if len(submit) else 1.0
+    return power_limit(platform.energy, platform.power_cap, start, horizon)
 
 
 def task_resource_price(platform: LogPlatform, unit: tuple[int, ...]) -> tuple[float, ...] | None:
