@@ -7,9 +7,10 @@ there draws, and the cap's steps over the replay's span.
 
 Whole milliwatts: holding and releasing a job then add up exactly, with no float dust. Node
 watts are rounded up and the cap down, so a plan within the rounded numbers is within the
-real ones. A time-varying cap is laid out from the first submission to ``horizon`` (the last
-submission plus every estimate, by which a serial schedule would have ended); after it the
-cap's lowest value holds, a safe stand-in should a schedule run longer.
+real ones. A time-varying cap is laid out from the first submission to ``horizon`` (the
+replay takes the last submission plus the longest estimate); after it the cap's lowest value
+holds, a safe stand-in should a schedule run longer. Every job must fit under that lowest
+value (the replay drops and counts those that do not), so every job can start in the end.
 """
 
 from __future__ import annotations

@@ -11,8 +11,10 @@ processor count on identical nodes; the processor-count schedulers replay it exa
 of :mod:`gridsim.scheduling.resource_schedulers` in the loop of
 :func:`gridsim.sim.log_replay.replay_resources` (their C translation unless the compiled core
 is off). Jobs no set of nodes can ever hold are dropped and counted (``dropped_never_fits``).
-A power cap (``platform.power_cap``) always takes the multi-resource planners, in Python; a job
-whose nodes on an empty machine draw more than the cap ever allows is dropped and counted too.
+A power cap (``platform.power_cap``) always takes the multi-resource planners, in Python (on a
+processor-only platform, as nodes of one core whose tables keep the processor-count columns);
+a job whose nodes draw more than the cap's lowest value, even on an empty machine, is dropped
+and counted (``dropped_over_power_cap``): under a time-varying cap it might wait for ever.
 """
 
 from __future__ import annotations
@@ -50,6 +52,12 @@ def requests_of(scenario: Any, log: WorkloadLog, platform: LogPlatform
     return job_requests(log.jobs, platform, section.default_memory_per_core_mb,
                         section.cores_per_gpu if as_gpus else None,
                         section.gpus_per_task if as_gpus else None)  # fmt: skip
+
+
+def declares_resources(scenario: Any) -> bool:
+    """Whether the node classes give cores, memory or GPUs (the per-resource columns and
+    metrics then appear; a capped processor-only replay plans on one core a node without)."""
+    return any(node_class.has_resources for node_class in scenario.platform.node_classes)
 
 
 def uses_resource_planners(platform: LogPlatform, requests: list[ResourceRequest] | None) -> bool:
@@ -134,8 +142,10 @@ def replay_on_resources(
     power = None
     if platform.power_cap is not None:
         power = _power_limit(platform, at_machine_speed(log.jobs, platform))
-        never |= np.array([idle_draw_mw(capacity, request, power.node_mw) > power.cap_mw[-1]
-                           for request in requests], dtype=bool)  # fmt: skip
+        lowest = min(power.cap_mw)  # a job above it might wait for ever
+        over_cap = np.array([idle_draw_mw(capacity, request, power.node_mw) > lowest
+                             for request in requests], dtype=bool) & ~never  # fmt: skip
+        never |= over_cap
     jobs = log.jobs.loc[~never].reset_index(drop=True)
     requests = [request for request, dropped in zip(requests, never, strict=True) if not dropped]
     jobs = at_machine_speed(jobs, platform)
@@ -146,17 +156,25 @@ def replay_on_resources(
     table["processors"] = [request.total[CORES] for request in requests]
     nodes = [[node for node, _ in allocation] for allocation in result.allocation]
     table["allocated_resources"] = [node_intervals(tuple(n)) for n in nodes]
-    units = [[[units * a for a in request.unit] for _, units in allocation]
-             for allocation, request in zip(result.allocation, requests, strict=True)]  # fmt: skip
-    add_resource_columns(table, units, nodes, platform, node_prices_paid=False)
+    if declares_resources(scenario):
+        units = [[[units * a for a in request.unit] for _, units in allocation]
+                 for allocation, request in zip(result.allocation, requests,
+                                                strict=True)]  # fmt: skip
+        add_resource_columns(table, units, nodes, platform, node_prices_paid=False)
+    else:  # processors on nodes of one core: each node's price while the job holds it
+        paid = [float(platform.price[n].sum()) for n in nodes]
+        table["cost"] = table.run_time.to_numpy() * np.asarray(paid)
     table.attrs["peak_processors"] = result.replay.peak_processors
     table.attrs["dropped_never_fits"] = int(never.sum())
+    if power is not None:
+        table.attrs["dropped_over_power_cap"] = int(over_cap.sum())
     return table
 
 
 def _power_limit(platform: LogPlatform, jobs: pd.DataFrame) -> PowerLimit:
-    """The platform's cap over the replay's span; a ScenarioError if a job may run past its
-    estimate (the plans, and so the cap, rest on estimates)."""
+    """The platform's cap over the log's span (the last submission plus the longest
+    estimate); a ScenarioError if a job may run past its estimate (the plans, and so the
+    cap, rest on estimates)."""
     over = int((jobs["duration"] > jobs["estimate"]).sum())
     if over:
         raise ScenarioError(f"platform.power_cap: {over} jobs run past their estimate "
@@ -164,8 +182,9 @@ def _power_limit(platform: LogPlatform, jobs: pd.DataFrame) -> PowerLimit:
                             "and needs on_overrun: kill")  # fmt: skip
     assert platform.energy is not None and platform.power_cap is not None
     submit = jobs["submit_time"].to_numpy(dtype=float)
+    estimate = jobs["estimate"].to_numpy(dtype=float)
     start = float(submit.min()) if len(submit) else 0.0
-    horizon = float(submit.max()) + float(jobs["estimate"].sum()) + 1.0 if len(submit) else 1.0
+    horizon = float(submit.max() + estimate.max()) + 1.0 if len(submit) else 1.0
     return power_limit(platform.energy, platform.power_cap, start, horizon)
 
 
