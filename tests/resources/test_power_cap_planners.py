@@ -11,6 +11,7 @@ import pytest
 from reference_resource_planners import reference_replay
 from resource_flows import flow_table, random_flow, random_platform
 
+from gridsim.resources import ResourceRequest
 from gridsim.scheduling.resource_profile import PowerLimit, ResourceProfile, idle_draw_mw
 from gridsim.sim.log_replay import replay_resources
 
@@ -45,8 +46,9 @@ def test_capped_start_times_and_nodes_equal_the_brute_force_reference(algorithm,
                            tuple(w * 1000 for w in watts))  # fmt: skip
         table, requests = flow_table(flow), [job[1] for job in flow]
         result = replay_resources(table, requests, capacity, mode, algorithm, power=power)
-        start, placed, first = reference_replay(flow, capacity, mode == "exclusive", algorithm,
-                                                node_watts=node_watts, cap=cap_at(times, watts))  # fmt: skip
+        exclusive, cap = mode == "exclusive", cap_at(times, watts)
+        start, placed, first = reference_replay(flow, capacity, exclusive, algorithm,
+                                                node_watts=node_watts, cap=cap)  # fmt: skip
         assert result.replay.start_time.tolist() == [float(s) for s in start]
         assert [dict(a) for a in result.allocation] == [placed[j] for j in range(len(flow))]
         if algorithm == "conservative":
@@ -62,8 +64,6 @@ def test_a_start_whose_first_fit_nodes_exceed_the_cap_waits():
     capacity = np.array([[1, 1024, 0], [1, 1024, 0]])
     power = PowerLimit(np.array([100_000, 10_000]), (0.0, 5.0), (50_000, 200_000))
     profile = ResourceProfile(capacity, "shared", 0.0, power)
-    from gridsim.resources import ResourceRequest
-
     place = profile.earliest_fit(0.0, ResourceRequest(1, (1, 0, 0)), 2.0)
     # node 0 is first fit and draws 100 W > 50 W: no start before the cap rises at 5,
     # even though node 1 alone (10 W) would fit: the rule is first fit, then the cap
