@@ -406,7 +406,7 @@ def run_replication(
     machine_nodes(scenario, log)  # a ScenarioError, not a bug, when the log gives no size
     platform = log_platform(log.machine_processors, scenario.platform)
     requests = requests_of(scenario, log, platform)
-    check_platform(scenario, platform, requests)
+    check_platform(scenario, log, platform, requests)
     on_resources = uses_resource_planners(platform, requests)
     on_profile = on_resources and not one_task_per_node(scenario, platform)
     machine = platform.cores

@@ -102,15 +102,15 @@ def one_task_per_node(scenario: Any, platform: LogPlatform) -> bool:
 
 
 def check_platform(
-    scenario: Any, platform: LogPlatform, requests: list[ResourceRequest] | None
+    scenario: Any, log: WorkloadLog, platform: LogPlatform, requests: list[ResourceRequest] | None
 ) -> None:
     """A ScenarioError when no job of the log fits the node classes (one task per node where
-    the nodes differ in performance), or GPU tasks are larger than every node."""
+    the nodes differ in performance), GPU tasks are larger than every node, or a power cap
+    meets nodes of different performance or jobs running past their estimates."""
     if not uses_resource_planners(platform, requests):
         return
-    if platform.power_cap is not None and one_task_per_node(scenario, platform):
-        raise ScenarioError("platform.power_cap: a cap is planned on the resource profile, which "
-                            "needs node classes of one performance")  # fmt: skip
+    if platform.power_cap is not None:
+        _check_power_cap(scenario, log, platform)
     most = int(platform.capacity[:, GPUS].max())
     per_task = scenario.platform.gpus_per_task
     if per_task is not None and per_task > most:
@@ -171,15 +171,20 @@ def replay_on_resources(
     return table
 
 
-def _power_limit(platform: LogPlatform, jobs: pd.DataFrame) -> PowerLimit:
-    """The platform's cap over the log's span (the last submission plus the longest
-    estimate); a ScenarioError if a job may run past its estimate (the plans, and so the
-    cap, rest on estimates)."""
-    over = int((jobs["duration"] > jobs["estimate"]).sum())
-    if over:
+def _check_power_cap(scenario: Any, log: WorkloadLog, platform: LogPlatform) -> None:
+    if one_task_per_node(scenario, platform):
+        raise ScenarioError("platform.power_cap: a cap is planned on the resource profile, which "
+                            "needs node classes of one performance")  # fmt: skip
+    over = int((log.jobs["duration"] > log.jobs["estimate"]).sum())
+    if over:  # the plans, and so the cap, rest on estimates
         raise ScenarioError(f"platform.power_cap: {over} jobs run past their estimate "
                             "(workload.mapping.on_overrun: run); a cap is planned on estimates "
                             "and needs on_overrun: kill")  # fmt: skip
+
+
+def _power_limit(platform: LogPlatform, jobs: pd.DataFrame) -> PowerLimit:
+    """The platform's cap over the log's span (the last submission plus the longest
+    estimate)."""
     assert platform.energy is not None and platform.power_cap is not None
     submit = jobs["submit_time"].to_numpy(dtype=float)
     estimate = jobs["estimate"].to_numpy(dtype=float)
