@@ -415,6 +415,10 @@ CASES: list[Case] = [
              + "platform: {power: {idle_watts: 1, busy_watts: 2}, power_cap: {value: 9}}\n",
              "platform.power_cap", files={"log.swf": log_with(
                  "1 10 -1 100 2 -1 -1 2 50 -1 1 1 1 -1 -1 -1 -1 -1\n", replace=0)}),
+    scenario("swf_replay", "a power cap with one task per node", SWF_REPLAY
+             + "platform: {power: {idle_watts: 1, busy_watts: 2}, power_cap: {value: 9}, "
+             "resource_planning: one_task_per_node}\n", "power_cap",
+             files={"log.swf": GOOD_LOG}),
     scenario("swf_replay", "a log that does not exist", SWF_REPLAY, "workload.path"),
     scenario("swf_replay", "a log path that is a folder",
              edited(SWF_REPLAY, "path: log.swf", "path: results"), "workload.path"),

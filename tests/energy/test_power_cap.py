@@ -98,3 +98,20 @@ def test_the_checker_catches_a_planted_violation():
     ]
     assert cap_problems(jobs, watts, SignalConfig(**{**dip, "steps": [[0, 400], [0.003, 300]]}
                                                   )) == []  # fmt: skip
+
+
+def test_the_cap_in_whole_milliwatts_rounds_node_watts_up_and_the_cap_down():
+    from gridsim.energy.cap import power_limit
+    from gridsim.energy.config import PowerConfig
+    from gridsim.energy.model import energy_model
+
+    model = energy_model([PowerConfig(idle_watts=1, busy_watts=10.0004)] * 2, np.ones(2),
+                         [None] * 2, [None] * 2)  # fmt: skip
+    constant = power_limit(model, SignalConfig(value=50.0009).signal(), 5.0, 9.0)
+    assert constant.node_mw.tolist() == [10001, 10001]
+    assert (constant.times, constant.cap_mw) == ((5.0,), (50000,))
+    day = SignalConfig(profile="daily", steps=[[0, 100], [8, 200], [20, 100]]).signal()
+    limit = power_limit(model, day, 3600.0, 2 * 86400.0)
+    assert limit.times == (3600.0, 28800.0, 72000.0, 86400.0, 115200.0, 158400.0, 172800.0)
+    # the last step, after the span, holds the cap's lowest value for ever
+    assert limit.cap_mw == (100000, 200000, 100000, 100000, 200000, 100000, 100000)

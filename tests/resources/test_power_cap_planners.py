@@ -68,3 +68,20 @@ def test_a_start_whose_first_fit_nodes_exceed_the_cap_waits():
     # node 0 is first fit and draws 100 W > 50 W: no start before the cap rises at 5,
     # even though node 1 alone (10 W) would fit: the rule is first fit, then the cap
     assert place is not None and place.start == 5.0 and place.allocation == ((0, 1),)
+
+
+def test_a_capped_replay_never_goes_to_the_compiled_planners(monkeypatch):
+    """The compiled planners know no cap: the dispatch sends a capped replay to Python."""
+    import gridsim.sim.log_replay as log_replay
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a capped replay reached the compiled planners")
+
+    monkeypatch.setattr(log_replay, "replay_resources_compiled", refuse)
+    capacity = np.array([[2, 1024, 0], [2, 1024, 0]])
+    flow = [(0, ResourceRequest(2, (1, 0, 0)), 4, 4), (0, ResourceRequest(2, (1, 0, 0)), 4, 4)]
+    power = PowerLimit(np.array([100_000, 100_000]), (0.0,), (150_000,))
+    result = replay_resources(flow_table(flow), [job[1] for job in flow], capacity, "shared",
+                              "easy", power=power)  # fmt: skip
+    # both jobs fit node 0 then node 1 by cores, but each draws 100 W of 150: one at a time
+    assert result.replay.start_time.tolist() == [0.0, 4.0]
