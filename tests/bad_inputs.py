@@ -419,6 +419,9 @@ CASES: list[Case] = [
              + "platform: {power: {idle_watts: 1, busy_watts: 2}, power_cap: {value: 9}, "
              "resource_planning: one_task_per_node}\n", "power_cap",
              files={"log.swf": GOOD_LOG}),
+    scenario("swf_replay", "a power cap below every job's draw", SWF_REPLAY
+             + "platform: {power: {idle_watts: 1, busy_watts: 2}, power_cap: {value: 1}}\n",
+             "platform.power_cap", files={"log.swf": GOOD_LOG}),
     scenario("swf_replay", "a log that does not exist", SWF_REPLAY, "workload.path"),
     scenario("swf_replay", "a log path that is a folder",
              edited(SWF_REPLAY, "path: log.swf", "path: results"), "workload.path"),

@@ -110,7 +110,7 @@ def check_platform(
     if not uses_resource_planners(platform, requests):
         return
     if platform.power_cap is not None:
-        _check_power_cap(scenario, log, platform)
+        _check_power_cap(scenario, log, platform, requests)
     most = int(platform.capacity[:, GPUS].max())
     per_task = scenario.platform.gpus_per_task
     if per_task is not None and per_task > most:
@@ -171,7 +171,8 @@ def replay_on_resources(
     return table
 
 
-def _check_power_cap(scenario: Any, log: WorkloadLog, platform: LogPlatform) -> None:
+def _check_power_cap(scenario: Any, log: WorkloadLog, platform: LogPlatform,
+                     requests: list[ResourceRequest] | None) -> None:  # fmt: skip
     if one_task_per_node(scenario, platform):
         raise ScenarioError("platform.power_cap: a cap is planned on the resource profile, which "
                             "needs node classes of one performance")  # fmt: skip
@@ -180,6 +181,12 @@ def _check_power_cap(scenario: Any, log: WorkloadLog, platform: LogPlatform) -> 
         raise ScenarioError(f"platform.power_cap: {over} jobs run past their estimate "
                             "(workload.mapping.on_overrun: run); a cap is planned on estimates "
                             "and needs on_overrun: kill")  # fmt: skip
+    assert requests is not None
+    power = _power_limit(platform, log.jobs)
+    lowest = min(power.cap_mw)
+    if all(idle_draw_mw(platform.capacity, r, power.node_mw) > lowest for r in requests):
+        raise ScenarioError(f"platform.power_cap: no job of the log fits under the cap's lowest "
+                            f"value ({lowest / 1000:g} W), even on an empty machine")  # fmt: skip
 
 
 def _power_limit(platform: LogPlatform, jobs: pd.DataFrame) -> PowerLimit:

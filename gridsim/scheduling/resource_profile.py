@@ -23,6 +23,8 @@ that node's busy watts (one job or several on the node alike, as energy is accou
 allocation draws the sum over its nodes. A time-varying cap starts as its own steps (its dips
 below the maximum held, like local load). The node choice is unchanged (first fit by id); a
 start is feasible only if those nodes' watts fit the free watts in every step it covers.
+Starts are still tried at step starts only, although with a cap a start inside a step could
+fit where the step's start does not (docs/model.md, "Power cap", states the rule).
 
 Cost: O(S N K) per search to count units, then O(S N) per start tried (S steps, N nodes, K
 kinds); O(S N K) per change (the arrays are copied when a breakpoint is inserted).
