@@ -55,7 +55,6 @@ def test_random_capped_replays_never_exceed_the_cap(tmp_path, cap, mode):
             if free is not None:  # the cap binds: without it, the same log draws more
                 unbound = free["jobs"][free["jobs"].scheduler == scheduler]
                 assert cap_problems(unbound, watts, config) != []
-        assert (tables["runs"].dropped_over_power_cap >= 0).all()
 
 
 def test_a_processor_only_log_under_a_cap(tmp_path):
