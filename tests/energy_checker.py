@@ -1,5 +1,6 @@
 """An independent energy checker: reads only a tasks (or jobs) table, the power model and the
-signals' scenario fields, and recomputes every task's energy, electricity cost and carbon.
+signals' scenario fields, and recomputes every task's energy, electricity cost and carbon;
+:func:`cap_problems` confirms from the jobs table that no instant draws more than a power cap.
 
 It shares nothing with :mod:`gridsim.energy` beyond the configs: busy watts from the
 performance column, and each signal integrated by walking its steps one by one (no running
@@ -74,3 +75,64 @@ def with_power(criterion, nodes):
     performance = np.array([node.performance for node in nodes])
     model = energy_model([power] * count, performance, [price] * count, [carbon] * count)
     return bind_energy(criterion, model)
+
+
+def signal_at(config: SignalConfig, time: float) -> float:
+    """A constant or profile signal's value at ``time``, by walking its steps."""
+    if config.value is not None:
+        return config.value
+    span = {"daily": 24.0, "weekly": 168.0}[config.profile] * HOUR
+    local = (time + config.offset) % span
+    steps = [(hour * HOUR, value) for hour, value in config.steps]
+    earlier = [value for start, value in steps if start <= local]
+    return earlier[-1] if earlier else steps[-1][1]
+
+
+def cap_breakpoints(config: SignalConfig, start: float, end: float) -> list[float]:
+    """The instants in ``[start, end]`` at which a profile cap may change."""
+    if config.value is not None:
+        return []
+    span = {"daily": 24.0, "weekly": 168.0}[config.profile] * HOUR
+    edges = []
+    first = math.floor((start + config.offset) / span) - 1
+    for cycle in range(first, math.ceil((end + config.offset) / span) + 1):
+        for hour, _ in config.steps:
+            at = cycle * span + hour * HOUR - config.offset
+            if start <= at <= end:
+                edges.append(at)
+    return edges
+
+
+def cap_problems(jobs, node_watts: dict[int, float], cap: SignalConfig) -> list[str]:
+    """Every instant at which the jobs running draw more than the cap: from the jobs table
+    alone (start_time, finish_time, allocated_resources), each job drawing the busy watts of
+    every node it names; a job ending at an instant stops drawing before one starting then.
+    The drawn power and the cap are both step functions, so their edges are all checked."""
+    changes = []
+    for job in jobs.itertuples():
+        if job.start_time != job.start_time:  # NaN: never ran
+            continue
+        watts = sum(node_watts[node] for node in _node_ids(job.allocated_resources))
+        changes += [(job.start_time, 1, watts), (job.finish_time, 0, -watts)]
+    if not changes:
+        return []
+    changes.sort(key=lambda change: (change[0], change[1]))
+    edges = sorted({time for time, _, _ in changes}
+                   | set(cap_breakpoints(cap, changes[0][0], changes[-1][0])))  # fmt: skip
+    problems, drawn, k = [], 0.0, 0
+    for time in edges:  # the power drawn on [time, next edge)
+        while k < len(changes) and changes[k][0] <= time:
+            drawn += changes[k][2]
+            k += 1
+        limit = signal_at(cap, time)
+        if drawn > limit + 1e-6:
+            problems.append(f"{drawn:g} W drawn at {time:g} over the cap of {limit:g} W")
+    return problems
+
+
+def _node_ids(intervals: str) -> list[int]:
+    ids = []
+    for part in intervals.split():
+        first, _, last = part.partition("-")
+        ids += range(int(first), int(last or first) + 1)
+    return ids

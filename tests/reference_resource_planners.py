@@ -10,11 +10,14 @@ Rules (the same as gridsim's, docs/resources.md): at one instant, completions, t
 (in priority order), then starts; jobs hold their nodes for their estimate; a job ending early
 frees the rest and (conservative) compresses the queue in priority order, a job moving only to
 a strictly earlier start; nodes are taken in id order, each with as many units as it holds for
-the whole estimate.
+the whole estimate. Under a power cap (``node_watts``, ``cap``), those first-fit nodes' busy
+watts plus those of every holding at a time unit must be within the cap at that unit, for
+every unit the job covers, or the start is not feasible.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,6 +30,7 @@ class Holding:
     start: int
     end: int
     amounts: dict[int, np.ndarray]  # node -> amounts held
+    watts: int = 0  # busy watts of its nodes
 
 
 @dataclass
@@ -34,6 +38,31 @@ class State:
     capacity: np.ndarray
     exclusive: bool
     holdings: dict[int, Holding] = field(default_factory=dict)  # job -> what it holds
+    node_watts: list[int] | None = None
+    cap: Callable[[int], int] | None = None  # the cap (W) over [time, time + 1)
+
+    def draw(self, take) -> int:
+        return 0 if self.node_watts is None else sum(self.node_watts[node] for node in take)
+
+    def free_watts(self, time: int) -> int:
+        drawn = sum(h.watts for h in self.holdings.values() if h.start <= time < h.end)
+        return self.cap(time) - drawn
+
+    def within_cap(self, take, start: int, duration: int) -> bool:
+        if self.cap is None:
+            return True
+        draw = self.draw(take)
+        return all(self.free_watts(time) >= draw for time in range(start, start + duration))
+
+    def tried(self, start: int, now: int) -> bool:
+        """Under a cap, starts are tried only at ``now`` and where the free amounts or the
+        free watts change (with a cap, feasibility is not monotone between them)."""
+        if self.cap is None or start == now:
+            return True
+        nodes = range(len(self.capacity))
+        return self.free_watts(start) != self.free_watts(start - 1) or any(
+            (self.free_at(node, start) != self.free_at(node, start - 1)).any() for node in nodes
+        )
 
     def free_at(self, node: int, time: int) -> np.ndarray:
         free = self.capacity[node].copy()
@@ -56,8 +85,10 @@ class State:
             held = units if held is None else min(held, units)
         return held
 
-    def place(self, request: ResourceRequest, start: int, duration: int):
+    def place(self, request: ResourceRequest, start: int, duration: int, now: int):
         """The first-fit nodes at ``start``, or None if the request does not fit there."""
+        if not self.tried(start, now):
+            return None
         take, remaining = {}, request.units
         for node in range(len(self.capacity)):
             units = min(self.units_held(node, request, start, duration), remaining)
@@ -65,14 +96,14 @@ class State:
                 take[node] = units
                 remaining -= units
             if remaining == 0:
-                return take
+                return take if self.within_cap(take, start, duration) else None
         return None
 
     def hold(self, job: int, request: ResourceRequest, start: int, duration: int, take) -> None:
         unit = np.asarray(request.unit)
         amounts = {node: (self.capacity[node] if self.exclusive else units * unit)
                    for node, units in take.items()}  # fmt: skip
-        self.holdings[job] = Holding(start, start + duration, amounts)
+        self.holdings[job] = Holding(start, start + duration, amounts, self.draw(take))
 
 
 def _units(free: np.ndarray, request: ResourceRequest) -> int:
@@ -81,11 +112,13 @@ def _units(free: np.ndarray, request: ResourceRequest) -> int:
     return min(units, 1) if request.one_per_node else units
 
 
-def reference_replay(jobs, capacity, exclusive: bool, algorithm: str, horizon: int = 10_000):
+def reference_replay(jobs, capacity, exclusive: bool, algorithm: str, horizon: int = 10_000,
+                     node_watts=None, cap=None):  # fmt: skip
     """Start times and allocations of ``jobs``: (submit, request, estimate, duration) tuples
-    with integer times, already in priority order. Returns (start list, allocation dicts,
-    first reservations)."""
-    state = State(np.asarray(capacity), exclusive)
+    with integer times, already in priority order, under a power ``cap`` (a function of the
+    time unit, watts) on nodes drawing ``node_watts`` if given. Returns (start list,
+    allocation dicts, first reservations)."""
+    state = State(np.asarray(capacity), exclusive, node_watts=node_watts, cap=cap)
     count = len(jobs)
     start: list[int | None] = [None] * count
     first: list[int | None] = [None] * count
@@ -106,7 +139,7 @@ def reference_replay(jobs, capacity, exclusive: bool, algorithm: str, horizon: i
                 old = state.holdings.pop(job)
                 _, request, estimate, _ = jobs[job]
                 for t in range(now, reserved[job]):
-                    take = state.place(request, t, estimate)
+                    take = state.place(request, t, estimate, now)
                     if take is not None:
                         state.hold(job, request, t, estimate, take)
                         reserved[job], placed[job] = t, take
@@ -119,7 +152,7 @@ def reference_replay(jobs, capacity, exclusive: bool, algorithm: str, horizon: i
                 if algorithm == "conservative":
                     _, request, estimate, _ = jobs[job]
                     t = now
-                    while (take := state.place(request, t, estimate)) is None:
+                    while (take := state.place(request, t, estimate, now)) is None:
                         t += 1
                     state.hold(job, request, t, estimate, take)
                     reserved[job] = first[job] = t
@@ -139,7 +172,7 @@ def _pass(state, jobs, queue, start, placed, now, easy: bool) -> None:
     head = None
     for job in list(queue):
         _, request, estimate, _ = jobs[job]
-        take = state.place(request, now, estimate)
+        take = state.place(request, now, estimate, now)
         if take is not None:
             state.hold(job, request, now, estimate, take)
             queue.remove(job)
@@ -148,7 +181,7 @@ def _pass(state, jobs, queue, start, placed, now, easy: bool) -> None:
             break
         elif head is None:
             t = now
-            while (take := state.place(request, t, estimate)) is None:
+            while (take := state.place(request, t, estimate, now)) is None:
                 t += 1
             state.hold(job, request, t, estimate, take)
             head = job

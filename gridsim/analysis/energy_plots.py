@@ -55,8 +55,9 @@ def busy_power_kw(jobs: pd.DataFrame, edges: np.ndarray) -> np.ndarray:
 
 
 def plot_busy_power(runs: Mapping[str, pd.DataFrame], time_unit: str, bins: int = 200,
-                    cap_kw: float | None = None) -> Figure:  # fmt: skip
-    """Busy power drawn over time, one line per policy (and the cap, when one is given)."""
+                    cap: Signal | None = None) -> Figure:  # fmt: skip
+    """Busy power drawn over time, one line per policy, and the cap (watts) when one is
+    given: its mean over each bin, so a schedule within the cap stays under the line."""
     figure = Figure(figsize=(10, 3.6), layout="constrained")
     axes = figure.add_subplot()
     styles = policy_styles(list(runs))
@@ -66,8 +67,10 @@ def plot_busy_power(runs: Mapping[str, pd.DataFrame], time_unit: str, bins: int 
         style = styles[policy]
         axes.plot(middles, busy_power_kw(jobs, edges), label=policy, color=style.colour,
                   linestyle=style.line_style, linewidth=1.1)  # fmt: skip
-    if cap_kw is not None:
-        axes.axhline(cap_kw, color="black", linewidth=1.0, linestyle=":", label="cap")
+    if cap is not None:
+        mean_cap_kw = cap.integral(edges[:-1], edges[1:]) / np.diff(edges) / 1000
+        axes.step(middles, mean_cap_kw, where="mid", color="black", linewidth=1.0,
+                  linestyle=":", label="cap")  # fmt: skip
     axes.set_xlabel(f"time ({time_unit})")
     axes.set_ylabel("busy power (kW)")
     axes.set_title("power drawn by running jobs")
@@ -104,6 +107,14 @@ def plot_signal_rates(runs: Mapping[str, pd.DataFrame], price: Signal, carbon: S
         axes.set_xlabel(f"time ({time_unit})")
     figure.axes[0].legend(fontsize="small", ncols=2)
     return figure
+
+
+def scenario_cap(scenario: Mapping) -> Signal | None:
+    """The power cap of a resolved replay scenario (watts), None without one."""
+    from gridsim.energy.config import SignalConfig
+
+    config = (scenario.get("platform") or {}).get("power_cap")
+    return SignalConfig(**config).signal() if config else None
 
 
 def scenario_signals(scenario: Mapping) -> tuple[Signal, Signal] | None:

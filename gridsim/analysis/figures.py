@@ -242,7 +242,8 @@ def _energy(data: Schedules, baseline: str) -> list[Drawn]:
     if not runs:
         return []
     drawn = [Drawn(f"{data.prefix}-power.png",
-                   energy_plots.plot_busy_power(runs, data.time_unit),
+                   energy_plots.plot_busy_power(runs, data.time_unit,
+                                                cap=energy_plots.scenario_cap(data.scenario)),
                    f"busy power of the running jobs over time: {data.described}")]  # fmt: skip
     signals = energy_plots.scenario_signals(data.scenario)
     if signals is not None:

@@ -203,4 +203,4 @@ def check_swf_replay(scenario: Any) -> None:
     nodes, field = machine_nodes(scenario, log)
     _check_memory(field, nodes, "nodes", BYTES_PER_NODE * nodes)
     platform = log_platform(log.machine_processors, scenario.platform)
-    check_platform(scenario, platform, requests_of(scenario, log, platform))
+    check_platform(scenario, log, platform, requests_of(scenario, log, platform))

@@ -51,6 +51,7 @@ from gridsim.experiments.rejections import Count
 from gridsim.experiments.swf_replay_resources import (
     add_resource_columns,
     check_platform,
+    declares_resources,
     one_task_per_node,
     replay_on_resources,
     requests_of,
@@ -405,7 +406,7 @@ def run_replication(
     machine_nodes(scenario, log)  # a ScenarioError, not a bug, when the log gives no size
     platform = log_platform(log.machine_processors, scenario.platform)
     requests = requests_of(scenario, log, platform)
-    check_platform(scenario, platform, requests)
+    check_platform(scenario, log, platform, requests)
     on_resources = uses_resource_planners(platform, requests)
     on_profile = on_resources and not one_task_per_node(scenario, platform)
     machine = platform.cores
@@ -435,15 +436,18 @@ def run_replication(
         speed = len(jobs) / elapsed if elapsed > 0 else math.nan
         peak = jobs.attrs["peak_processors"]
         dropped = jobs.attrs.get("dropped_never_fits", 0)
+        over_cap = jobs.attrs.get("dropped_over_power_cap", 0)
         jobs = job_metrics(jobs, threshold)
         energy = {}
         if platform.energy is not None:
             from gridsim.energy.accounting import account_jobs
 
             jobs, energy = account_jobs(jobs, platform.energy)
-        if on_resources:
+        if on_resources and declares_resources(scenario):
             resource_metrics = resource_summary(jobs, platform.capacity, platform.memory_tracked)
             resource_metrics["dropped_never_fits"] = dropped
+        if platform.power_cap is not None:
+            resource_metrics["dropped_over_power_cap"] = over_cap
         runs.append({**labels, **summary.to_dict(), "total_cost": float(jobs.cost.sum()),
                      "peak_processors": peak, "machine_processors": machine,
                      "replay_time_s": elapsed, "replay_cpu_s": cpu,

@@ -11,6 +11,10 @@ processor count on identical nodes; the processor-count schedulers replay it exa
 of :mod:`gridsim.scheduling.resource_schedulers` in the loop of
 :func:`gridsim.sim.log_replay.replay_resources` (their C translation unless the compiled core
 is off). Jobs no set of nodes can ever hold are dropped and counted (``dropped_never_fits``).
+A power cap (``platform.power_cap``) always takes the multi-resource planners, in Python (on a
+processor-only platform, as nodes of one core whose tables keep the processor-count columns);
+a job whose nodes draw more than the cap's lowest value, even on an empty machine, is dropped
+and counted (``dropped_over_power_cap``): under a time-varying cap it might wait for ever.
 """
 
 from __future__ import annotations
@@ -22,8 +26,10 @@ import numpy as np
 
 from gridsim.analysis.resource_metrics import resource_classes
 from gridsim.config import ScenarioError
+from gridsim.energy.cap import power_limit
 from gridsim.experiments.swf_replay_tables import at_machine_speed, job_table, progress_callback
 from gridsim.resources import CORES, GPUS, ResourceRequest
+from gridsim.scheduling.resource_profile import PowerLimit, idle_draw_mw
 from gridsim.sim.log_replay import node_intervals, replay_resources
 from gridsim.sim.trace import allocation_text
 from gridsim.workloads.platform import LogPlatform
@@ -48,10 +54,18 @@ def requests_of(scenario: Any, log: WorkloadLog, platform: LogPlatform
                         section.gpus_per_task if as_gpus else None)  # fmt: skip
 
 
+def declares_resources(scenario: Any) -> bool:
+    """Whether the node classes give cores, memory or GPUs (the per-resource columns and
+    metrics then appear; a capped processor-only replay plans on one core a node without)."""
+    return any(node_class.has_resources for node_class in scenario.platform.node_classes)
+
+
 def uses_resource_planners(platform: LogPlatform, requests: list[ResourceRequest] | None) -> bool:
     """Whether the replay needs the multi-resource planners (see the module docstring)."""
     if requests is None:
         return False
+    if platform.power_cap is not None:
+        return True
     one_core = bool((platform.capacity[:, CORES] == 1).all())
     return not (one_core and processors_only(requests))
 
@@ -88,12 +102,15 @@ def one_task_per_node(scenario: Any, platform: LogPlatform) -> bool:
 
 
 def check_platform(
-    scenario: Any, platform: LogPlatform, requests: list[ResourceRequest] | None
+    scenario: Any, log: WorkloadLog, platform: LogPlatform, requests: list[ResourceRequest] | None
 ) -> None:
     """A ScenarioError when no job of the log fits the node classes (one task per node where
-    the nodes differ in performance), or GPU tasks are larger than every node."""
+    the nodes differ in performance), GPU tasks are larger than every node, or a power cap
+    meets nodes of different performance or jobs running past their estimates."""
     if not uses_resource_planners(platform, requests):
         return
+    if platform.power_cap is not None:
+        _check_power_cap(scenario, log, platform, requests)
     most = int(platform.capacity[:, GPUS].max())
     per_task = scenario.platform.gpus_per_task
     if per_task is not None and per_task > most:
@@ -122,22 +139,65 @@ def replay_on_resources(
     """One replay with the multi-resource planners; returns the jobs table."""
     capacity = platform.capacity
     never = never_fitting(requests, capacity)
+    power = None
+    if platform.power_cap is not None:
+        power = _power_limit(platform, at_machine_speed(log.jobs, platform))
+        lowest = min(power.cap_mw)  # a job above it might wait for ever
+        over_cap = np.array([idle_draw_mw(capacity, request, power.node_mw) > lowest
+                             for request in requests], dtype=bool) & ~never  # fmt: skip
+        never |= over_cap
     jobs = log.jobs.loc[~never].reset_index(drop=True)
     requests = [request for request, dropped in zip(requests, never, strict=True) if not dropped]
     jobs = at_machine_speed(jobs, platform)
     with progress_callback(scenario, jobs, scheduler) as on_progress:
         result = replay_resources(jobs, requests, capacity, platform.node_mode, scheduler,
-                                  on_progress=on_progress)  # fmt: skip
+                                  power=power, on_progress=on_progress)  # fmt: skip
     table = job_table(jobs, result.replay.start_time, result.replay.first_reservation)
     table["processors"] = [request.total[CORES] for request in requests]
     nodes = [[node for node, _ in allocation] for allocation in result.allocation]
     table["allocated_resources"] = [node_intervals(tuple(n)) for n in nodes]
-    units = [[[units * a for a in request.unit] for _, units in allocation]
-             for allocation, request in zip(result.allocation, requests, strict=True)]  # fmt: skip
-    add_resource_columns(table, units, nodes, platform, node_prices_paid=False)
+    if declares_resources(scenario):
+        units = [[[units * a for a in request.unit] for _, units in allocation]
+                 for allocation, request in zip(result.allocation, requests,
+                                                strict=True)]  # fmt: skip
+        add_resource_columns(table, units, nodes, platform, node_prices_paid=False)
+    else:  # processors on nodes of one core: each node's price while the job holds it
+        paid = [float(platform.price[n].sum()) for n in nodes]
+        table["cost"] = table.run_time.to_numpy() * np.asarray(paid)
     table.attrs["peak_processors"] = result.replay.peak_processors
     table.attrs["dropped_never_fits"] = int(never.sum())
+    if power is not None:
+        table.attrs["dropped_over_power_cap"] = int(over_cap.sum())
     return table
+
+
+def _check_power_cap(scenario: Any, log: WorkloadLog, platform: LogPlatform,
+                     requests: list[ResourceRequest] | None) -> None:  # fmt: skip
+    if one_task_per_node(scenario, platform):
+        raise ScenarioError("platform.power_cap: a cap is planned on the resource profile, which "
+                            "needs node classes of one performance")  # fmt: skip
+    over = int((log.jobs["duration"] > log.jobs["estimate"]).sum())
+    if over:  # the plans, and so the cap, rest on estimates
+        raise ScenarioError(f"platform.power_cap: {over} jobs run past their estimate "
+                            "(workload.mapping.on_overrun: run); a cap is planned on estimates "
+                            "and needs on_overrun: kill")  # fmt: skip
+    assert requests is not None
+    power = _power_limit(platform, log.jobs)
+    lowest = min(power.cap_mw)
+    if all(idle_draw_mw(platform.capacity, r, power.node_mw) > lowest for r in requests):
+        raise ScenarioError(f"platform.power_cap: no job of the log fits under the cap's lowest "
+                            f"value ({lowest / 1000:g} W), even on an empty machine")  # fmt: skip
+
+
+def _power_limit(platform: LogPlatform, jobs: pd.DataFrame) -> PowerLimit:
+    """The platform's cap over the log's span (the last submission plus the longest
+    estimate)."""
+    assert platform.energy is not None and platform.power_cap is not None
+    submit = jobs["submit_time"].to_numpy(dtype=float)
+    estimate = jobs["estimate"].to_numpy(dtype=float)
+    start = float(submit.min()) if len(submit) else 0.0
+    horizon = float(submit.max() + estimate.max()) + 1.0 if len(submit) else 1.0
+    return power_limit(platform.energy, platform.power_cap, start, horizon)
 
 
 def task_resource_price(platform: LogPlatform, unit: tuple[int, ...]) -> tuple[float, ...] | None:

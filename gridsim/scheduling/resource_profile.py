@@ -17,6 +17,15 @@ to the units. Only step starts are tried: a start inside a step covers the same 
 Nodes are taken in id order (first fit), each with as many units as it holds for the whole
 duration (one, with ``one_per_node``).
 
+Power cap (optional, a :class:`PowerLimit`): one more column, global rather than per node,
+``free_mw`` (steps,), the busy milliwatts still allowed in each step. A job on a node draws
+that node's busy watts (one job or several on the node alike, as energy is accounted), so an
+allocation draws the sum over its nodes. A time-varying cap starts as its own steps (its dips
+below the maximum held, like local load). The node choice is unchanged (first fit by id); a
+start is feasible only if those nodes' watts fit the free watts in every step it covers.
+Starts are still tried at step starts only, although with a cap a start inside a step could
+fit where the step's start does not (docs/model.md, "Power cap", states the rule).
+
 Cost: O(S N K) per search to count units, then O(S N) per start tried (S steps, N nodes, K
 kinds); O(S N K) per change (the arrays are copied when a breakpoint is inserted).
 
@@ -39,6 +48,22 @@ from gridsim.resources import NODE_MODES, NodeMode, ResourceRequest, units_per_n
 Allocation = tuple[tuple[int, int], ...]
 
 
+@dataclass(frozen=True)
+class PowerLimit:
+    """A cap on the total busy power, in whole milliwatts so that holding and releasing add
+    up exactly (:func:`gridsim.energy.cap.power_limit` rounds node watts up and the cap down).
+
+    Attributes:
+        node_mw: (nodes,) int64, what a job on each node draws.
+        times: the cap's step starts (increasing; the last step lasts for ever).
+        cap_mw: the cap on each step.
+    """
+
+    node_mw: np.ndarray
+    times: tuple[float, ...]
+    cap_mw: tuple[int, ...]
+
+
 @dataclass(frozen=True, slots=True)
 class Placement:
     """Where and when a request fits: its start and its units per node."""
@@ -54,15 +79,32 @@ class ResourceProfile:
         capacity: nodes x kinds, what each node has.
         mode: ``"shared"`` (jobs share a node while every kind fits) or ``"exclusive"``.
         now: the left edge of the profile.
+        power: a cap on the busy power (None: none); its first step starts at or before
+            ``now``.
     """
 
-    def __init__(self, capacity: np.ndarray, mode: NodeMode = "shared", now: float = 0.0):
+    def __init__(self, capacity: np.ndarray, mode: NodeMode = "shared", now: float = 0.0,
+                 power: PowerLimit | None = None) -> None:  # fmt: skip
         if mode not in NODE_MODES:
             raise ValueError(f"expected a node mode among {list(NODE_MODES)}, got {mode!r}")
         self.capacity = np.asarray(capacity, dtype=np.int64)
         self.mode = mode
         self.times: list[float] = [now]
         self.free = self.capacity[np.newaxis].copy()
+        self.node_mw = None if power is None else np.asarray(power.node_mw, dtype=np.int64)
+        self.free_mw = None
+        if power is not None:
+            later = [i for i, t in enumerate(power.times) if t > now]
+            first = (later[0] if later else len(power.times)) - 1
+            if first < 0:
+                raise ValueError(f"the power cap starts at {power.times[0]}, after {now}")
+            cap_mw = [power.cap_mw[first]]
+            for i in later:  # a step per change of the cap: the profile's steps all differ
+                if power.cap_mw[i] != cap_mw[-1]:
+                    self.times.append(power.times[i])
+                    cap_mw.append(power.cap_mw[i])
+            self.free = np.repeat(self.free, len(self.times), axis=0)
+            self.free_mw = np.array(cap_mw, dtype=np.int64)
 
     def __len__(self) -> int:
         return len(self.times)
@@ -76,6 +118,8 @@ class ResourceProfile:
         if i > 0:
             del self.times[:i]
             self.free = self.free[i:]
+            if self.free_mw is not None:
+                self.free_mw = self.free_mw[i:]
         self.times[0] = max(self.times[0], now)
 
     def demand(self, allocation: Allocation, request: ResourceRequest) -> np.ndarray:
@@ -106,6 +150,11 @@ class ResourceProfile:
             raise ValueError(f"over-committed on nodes {nodes} over [{start}, {end})")
         if (block > self.capacity[nodes]).any():
             raise ValueError(f"released more than was held on nodes {nodes} over [{start}, {end})")
+        if self.free_mw is not None:
+            watts = self.free_mw[i:j] - sign * int(self.node_mw[nodes].sum())
+            if watts.min(initial=0) < 0:
+                raise ValueError(f"over the power cap on nodes {nodes} over [{start}, {end})")
+            self.free_mw[i:j] = watts
         self.free[i:j, nodes] = block
         self._merge(j)
         self._merge(i)
@@ -121,13 +170,20 @@ class ResourceProfile:
         if i == len(self.times) or self.times[i] != time:
             self.times.insert(i, time)
             self.free = np.insert(self.free, i, self.free[i - 1], axis=0)
+            if self.free_mw is not None:
+                self.free_mw = np.insert(self.free_mw, i, self.free_mw[i - 1])
         return i
 
     def _merge(self, i: int) -> None:
         """Merge step ``i`` into step ``i - 1`` if they have the same free amounts."""
-        if 0 < i < len(self.times) and np.array_equal(self.free[i], self.free[i - 1]):
-            del self.times[i]
-            self.free = np.delete(self.free, i, axis=0)
+        if not 0 < i < len(self.times) or not np.array_equal(self.free[i], self.free[i - 1]):
+            return
+        if self.free_mw is not None:
+            if self.free_mw[i] != self.free_mw[i - 1]:
+                return
+            self.free_mw = np.delete(self.free_mw, i)
+        del self.times[i]
+        self.free = np.delete(self.free, i, axis=0)
 
     def units_free(self, request: ResourceRequest, steps: slice = slice(None)) -> np.ndarray:
         """Steps x nodes: how many units of ``request`` each node can take in each step."""
@@ -151,8 +207,8 @@ class ResourceProfile:
         self, now: float, request: ResourceRequest, duration: float, before: float = math.inf
     ) -> Placement | None:
         """The earliest start ``t >= now``, ``t < before``, at which ``request`` holds for
-        ``duration``, and its nodes (first fit by node id); None if there is none before
-        ``before``."""
+        ``duration``, and its nodes (first fit by node id; under a power cap, only if those
+        nodes' busy watts fit every step covered); None if there is none before ``before``."""
         times = self.times
         units = self.units_free(request)
         first = self._step_at(now)
@@ -163,9 +219,22 @@ class ResourceProfile:
                 return None
             covered = bisect_left(times, start + duration, s + 1)
             held = units[s:covered].min(axis=0)
-            if int(held.sum()) >= request.units:
-                return Placement(start, _first_fit(held, request.units))
+            if int(held.sum()) < request.units:
+                continue
+            allocation = _first_fit(held, request.units)
+            if self.free_mw is not None:
+                draw = int(self.node_mw[[node for node, _ in allocation]].sum())
+                if int(self.free_mw[s:covered].min()) < draw:
+                    continue  # the first-fit nodes draw more than the cap leaves
+            return Placement(start, allocation)
         return None
+
+
+def idle_draw_mw(capacity: np.ndarray, request: ResourceRequest, node_mw: np.ndarray) -> int:
+    """The milliwatts a request draws on an empty machine (its first-fit nodes then): a
+    cap that stays below it for ever never lets the job start."""
+    allocation = _first_fit(units_per_node(np.asarray(capacity), request), request.units)
+    return int(np.asarray(node_mw)[[node for node, _ in allocation]].sum())
 
 
 def _first_fit(held: np.ndarray, units: int) -> Allocation:

@@ -9,7 +9,8 @@ reservation. Pure planning code, on one
 :class:`~gridsim.scheduling.resource_profile.ResourceProfile`.
 
 The rules are those of :mod:`gridsim.scheduling.log_schedulers` [MF01] with "fits" meaning
-every resource of every node named, for the whole estimate:
+every resource of every node named, for the whole estimate (and, under a power cap, the busy
+watts of those nodes within what the cap leaves: docs/model.md, "Power cap"):
 
 * **FCFS**: jobs start in priority order while the next one fits now.
 * **EASY**: jobs start in priority order while they fit; the first that does not (the head) is
@@ -39,27 +40,46 @@ import numpy as np
 
 from gridsim.resources import NodeMode, ResourceRequest, never_fits
 from gridsim.scheduling.log_schedulers import Algorithm
-from gridsim.scheduling.resource_profile import Allocation, Placement, ResourceProfile
+from gridsim.scheduling.resource_profile import (
+    Allocation,
+    Placement,
+    PowerLimit,
+    ResourceProfile,
+    idle_draw_mw,
+)
 
 
 class _ResourceScheduler:
     """Shared state: the queue (priority order), running jobs' planned ends, allocations."""
 
     def __init__(self, capacity: np.ndarray, mode: NodeMode, requests: Sequence[ResourceRequest],
-                 estimate: Sequence[float], now: float) -> None:  # fmt: skip
+                 estimate: Sequence[float], now: float,
+                 power: PowerLimit | None = None) -> None:  # fmt: skip
         for i, request in enumerate(requests):
             why = never_fits(capacity, request)
             if why is not None:
                 raise ValueError(f"job at position {i} never fits: {why}")
+            tail_cap = math.inf if power is None else power.cap_mw[-1]
+            if power is not None and idle_draw_mw(capacity, request, power.node_mw) > tail_cap:
+                raise ValueError(f"job at position {i} never fits under the power cap")
         self.requests = requests
         self.estimate = estimate
-        self.profile = ResourceProfile(capacity, mode, now)
+        self.profile = ResourceProfile(capacity, mode, now, power)
         self.queue: dict[int, float] = {}  # job -> reservation (nan if none)
         self.planned_end: dict[int, float] = {}
         self.allocation: dict[int, Allocation] = {}
+        # When the cap rises, a queued job may start with nothing else happening.
+        self._cap_rises: list[float] = [] if power is None else [
+            time for time, before, after in zip(power.times[1:], power.cap_mw, power.cap_mw[1:],
+                                                strict=False) if after > before
+        ]  # fmt: skip
+        self._cap_rises.reverse()  # a stack: the next rise last
 
     def next_decision(self) -> float:
-        return math.inf
+        rises = self._cap_rises
+        while rises and rises[-1] <= self.profile.times[0]:
+            rises.pop()
+        return rises[-1] if rises and self.queue else math.inf
 
     def counters(self) -> dict[str, int]:
         return {}
@@ -144,8 +164,9 @@ class ResourceConservative(_ResourceScheduler):
     """
 
     def __init__(self, capacity: np.ndarray, mode: NodeMode, requests: Sequence[ResourceRequest],
-                 estimate: Sequence[float], now: float) -> None:  # fmt: skip
-        super().__init__(capacity, mode, requests, estimate, now)
+                 estimate: Sequence[float], now: float,
+                 power: PowerLimit | None = None) -> None:  # fmt: skip
+        super().__init__(capacity, mode, requests, estimate, now, power)
         self.first_reservation: dict[int, float] = {}
         self._starts: list[tuple[float, int]] = []  # heap of (reservation, job); stale ok
         self.compressions = self.compression_moves = 0
@@ -217,11 +238,13 @@ def resource_scheduler_factory(
     mode: NodeMode,
     requests: Sequence[ResourceRequest],
     built: list[_ResourceScheduler] | None = None,
+    power: PowerLimit | None = None,
 ) -> Callable[[int, Sequence[int], Sequence[float], float], _ResourceScheduler]:
     """A scheduler factory for :func:`~gridsim.sim.log_replay.replay_log`.
 
     ``requests`` are in the replay's priority order (the loop's job positions); the scheduler
-    built is appended to ``built`` (the caller reads its allocations afterwards).
+    built is appended to ``built`` (the caller reads its allocations afterwards); ``power``
+    caps the busy power the plans may draw.
     """
     if algorithm not in RESOURCE_SCHEDULERS:
         choices = list(RESOURCE_SCHEDULERS)
@@ -229,7 +252,7 @@ def resource_scheduler_factory(
     kind = RESOURCE_SCHEDULERS[algorithm]
 
     def build(machine: int, processors: Sequence[int], estimate: Sequence[float], now: float):
-        scheduler = kind(capacity, mode, requests, estimate, now)
+        scheduler = kind(capacity, mode, requests, estimate, now, power)
         if built is not None:
             built.append(scheduler)
         return scheduler

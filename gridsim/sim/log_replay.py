@@ -55,7 +55,7 @@ from gridsim.scheduling.log_schedulers import (
     SchedulerFactory,
     build_scheduler,
 )
-from gridsim.scheduling.resource_profile import Allocation
+from gridsim.scheduling.resource_profile import Allocation, PowerLimit
 from gridsim.scheduling.resource_schedulers import resource_scheduler_factory
 
 if TYPE_CHECKING:
@@ -279,6 +279,7 @@ def replay_resources(
     mode: NodeMode,
     algorithm: Algorithm,
     *,
+    power: PowerLimit | None = None,
     on_progress: Callable[[float], None] | None = None,
     progress_every: int = 2000,
 ) -> ResourceReplay:
@@ -288,7 +289,8 @@ def replay_resources(
 
     ``processors`` in the replay's counts are the cores each job asks for. Through the
     compiled core unless it is switched off or not built (the one place that chooses); the
-    Python planners give the same schedule.
+    Python planners give the same schedule. ``power`` caps the busy power; only the Python
+    planners plan a cap so far.
     """
     missing = [c for c in ("job_id", "submit_time", "estimate", "duration") if c not in jobs]
     if missing:
@@ -297,10 +299,12 @@ def replay_resources(
     inverse = np.empty(len(order), dtype=np.int64)
     inverse[order] = np.arange(len(order))
     in_priority_order = [requests[i] for i in order]
-    module = compiled() if algorithm in ALGORITHMS else None
+    # The compiled planners know no power cap yet: a capped replay runs the Python ones.
+    module = compiled() if algorithm in ALGORITHMS and power is None else None
     if module is None:
         built: list = []
-        factory = resource_scheduler_factory(algorithm, capacity, mode, in_priority_order, built)
+        factory = resource_scheduler_factory(algorithm, capacity, mode, in_priority_order, built,
+                                             power)  # fmt: skip
         cores = [request.total[CORES] for request in requests]
         replay = replay_log(jobs.assign(processors=cores), int(capacity[:, CORES].sum()),
                             factory, record_nodes=False, on_progress=on_progress,

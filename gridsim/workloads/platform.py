@@ -32,6 +32,7 @@ from pydantic import (
 
 from gridsim.energy.config import PowerConfig, SignalConfig
 from gridsim.energy.model import EnergyModel, energy_model
+from gridsim.energy.signals import Signal
 from gridsim.resources import CORES, NodeMode, capacity_matrix
 
 if TYPE_CHECKING:
@@ -93,6 +94,9 @@ class LogPlatformConfig(BaseModel):
             as on nodes of different performance).
         power: the nodes' power model where a class gives none (None: energy not modelled).
         electricity_price, carbon_intensity: signals where a class gives none (None: 0).
+        power_cap: a cap on the total busy power of running jobs (watts; a constant or a
+            signal as ``electricity_price``), planned on the multi-resource profile (None: no
+            cap; docs/energy.md, "A power cap").
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -108,6 +112,7 @@ class LogPlatformConfig(BaseModel):
     power: PowerConfig | None = None
     electricity_price: SignalConfig | None = None
     carbon_intensity: SignalConfig | None = None
+    power_cap: SignalConfig | None = None
 
     @model_validator(mode="after")
     def _power_where_signals(self) -> LogPlatformConfig:
@@ -122,6 +127,12 @@ class LogPlatformConfig(BaseModel):
         if signals and not has_power(self):
             raise ValueError(f"{signals[0]}: a signal needs a power model; give power: "
                              "{idle_watts: W, busy_watts: W}")  # fmt: skip
+        if self.power_cap is not None and not has_power(self):
+            raise ValueError("power_cap: a cap on busy power needs a power model; give power: "
+                             "{idle_watts: W, busy_watts: W}")  # fmt: skip
+        if self.power_cap is not None and self.resource_planning != "profile":
+            raise ValueError("power_cap: a cap is planned on the resource profile; it needs "
+                             "resource_planning: profile")  # fmt: skip
         return self
 
     @field_validator("node_classes")
@@ -153,6 +164,7 @@ class LogPlatform:
     node_mode: NodeMode = "shared"
     memory_tracked: bool = False
     energy: EnergyModel | None = None
+    power_cap: Signal | None = None
 
     def __len__(self) -> int:
         return len(self.node_id)
@@ -215,7 +227,8 @@ def log_platform(
     counts = [node_class.count for node_class in classes]
     capacity = resource_price = None
     memory_tracked = any(c.memory_mb is not None for c in classes)
-    if any(c.has_resources for c in classes):
+    # A capped replay runs the resource planners, which need capacities (one core a node).
+    if any(c.has_resources for c in classes) or config.power_cap is not None:
         memory = [c.memory_mb or UNTRACKED_MEMORY_MB for c in classes]
         per_class = ([c.cores for c in classes], memory, [c.gpus for c in classes])
         capacity = capacity_matrix(*(np.repeat(values, counts) for values in per_class))
@@ -233,6 +246,7 @@ def log_platform(
         node_mode=config.node_mode,
         memory_tracked=memory_tracked,
         energy=_energy(config, classes, counts, performance),
+        power_cap=None if config.power_cap is None else config.power_cap.signal(),
     )
 
 

@@ -34,11 +34,23 @@ def test_rates_weigh_power_by_the_signal_inside_each_bin():
 
 def test_the_figures_draw_one_line_per_policy_and_the_signals():
     runs = {"BFfinish": jobs(), "MinCarbon": jobs()}
-    power = energy_plots.plot_busy_power(runs, "s", bins=10, cap_kw=4.0)
+    power = energy_plots.plot_busy_power(runs, "s", bins=10, cap=Signal.constant(4000.0))
     assert len(power.axes[0].lines) == 3  # two policies and the cap
+    assert power.axes[0].lines[2].get_ydata().tolist() == [4.0] * 10  # kW
     price = Signal.constant(0.2)
     rates = energy_plots.plot_signal_rates(runs, price, Signal.constant(300.0), "s", bins=10)
     assert [len(axes.lines) for axes in rates.axes[::2]] == [2, 2]
+
+
+def test_a_time_varying_cap_is_drawn_as_its_mean_over_each_bin():
+    cap = Signal(np.array([0.0, 2700.0, 7200.0]), np.array([1000.0, 3000.0]), repeat=True)
+    figure = energy_plots.plot_busy_power({"EASY": jobs()}, "s", bins=2, cap=cap)
+    edges = energy_plots.bin_edges(jobs(), 2)
+    expected = cap.integral(edges[:-1], edges[1:]) / np.diff(edges) / 1000
+    assert figure.axes[0].lines[1].get_ydata().tolist() == pytest.approx(expected.tolist())
+    platform = {"platform": {"power_cap": {"value": 16000}}}
+    assert energy_plots.scenario_cap(platform).values.tolist() == [16000.0]
+    assert energy_plots.scenario_cap({"platform": {}}) is None
 
 
 def test_signals_come_from_the_scenario_unless_classes_have_their_own():
