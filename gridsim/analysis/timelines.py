@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from gridsim.analysis.jobflow_metrics import ran
-from gridsim.sim.trace import node_ids
+from gridsim.sim.trace import node_runs
 
 
 @dataclass(frozen=True)
@@ -84,10 +84,5 @@ def bin_edges(jobs: pd.DataFrame, bins: int = 400) -> np.ndarray:
 def tasks_of_jobs(jobs: pd.DataFrame) -> pd.DataFrame:
     """One row per node a job ran on (``job_id``, ``node``, ``performance`` 1, ``start``,
     ``end``, ``kind`` "job"), as :func:`gridsim.analysis.plots.plot_gantt` draws them."""
-    done = jobs[ran(jobs) & (jobs["allocated_resources"].fillna("") != "")]
-    rows = [(int(job), node, start, end)
-            for job, text, start, end in done[["job_id", "allocated_resources", "start_time",
-                                               "finish_time"]].itertuples(index=False)
-            for node in node_ids(text)]  # fmt: skip
-    tasks = pd.DataFrame(rows, columns=["job_id", "node", "start", "end"])
-    return tasks.assign(performance=1.0, kind="job")
+    tasks = node_runs(jobs[ran(jobs)]).drop(columns="row")
+    return tasks.assign(job_id=tasks.job_id.astype(np.int64), performance=1.0, kind="job")

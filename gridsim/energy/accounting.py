@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from gridsim.energy.model import JOULES_PER_KWH, EnergyModel
-from gridsim.sim.trace import ENERGY_JOB_COLUMNS, node_ids
+from gridsim.sim.trace import ENERGY_JOB_COLUMNS, node_runs
 
 #: The jobs table's energy columns (docs/results.md).
 ENERGY_COLUMNS = tuple(column.name for column in ENERGY_JOB_COLUMNS)
@@ -29,32 +29,14 @@ RUN_ENERGY_COLUMNS = ("energy_kwh", "busy_energy_kwh", "idle_energy_kwh", "elect
                       "carbon_kg")  # fmt: skip
 
 
-def tasks_of_jobs(jobs: pd.DataFrame) -> pd.DataFrame:
-    """One row per node a job of the jobs table ran on: job (row position), node, start, end."""
-    ran = jobs.start_time.notna().to_numpy() & jobs.finish_time.notna().to_numpy()
-    rows, nodes = [], []
-    for row, text in zip(np.flatnonzero(ran), jobs.allocated_resources.to_numpy()[ran],
-                         strict=True):  # fmt: skip
-        ids = node_ids(text)
-        rows += [row] * len(ids)
-        nodes += ids
-    rows = np.array(rows, dtype=np.int64)
-    return pd.DataFrame({
-        "job": rows,
-        "node": np.array(nodes, dtype=np.int64),
-        "start": jobs.start_time.to_numpy(float)[rows],
-        "end": jobs.finish_time.to_numpy(float)[rows],
-    })  # fmt: skip
-
-
 def add_job_energy(jobs: pd.DataFrame, model: EnergyModel) -> pd.DataFrame:
     """The jobs table with :data:`ENERGY_COLUMNS` (0 for jobs that never ran)."""
-    tasks = tasks_of_jobs(jobs)
+    tasks = node_runs(jobs)
     accounts = model.task_accounts(tasks.node, tasks.start, tasks.end)
     columns = {}
     for name in ENERGY_COLUMNS:
         per_job = np.zeros(len(jobs))
-        np.add.at(per_job, tasks.job.to_numpy(), accounts[name])
+        np.add.at(per_job, tasks.row.to_numpy(), accounts[name])
         columns[name] = per_job
     return jobs.assign(**columns)
 
@@ -116,7 +98,7 @@ def account_jobs(jobs: pd.DataFrame, model: EnergyModel) -> tuple[pd.DataFrame, 
     span = (float(jobs.submit_time.min()), float(np.nanmax(jobs.finish_time.to_numpy(float))))
     if model.uniform:
         return _account_uniform(jobs, model, span)
-    tasks = tasks_of_jobs(jobs)
+    tasks = node_runs(jobs)
     return add_job_energy(jobs, model), run_energy(model, tasks, span)
 
 

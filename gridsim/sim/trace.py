@@ -157,6 +157,26 @@ def node_ids(intervals: str) -> list[int]:
     return ids
 
 
+def node_runs(jobs: pd.DataFrame) -> pd.DataFrame:
+    """One row per node each job of a jobs table held, from ``allocated_resources``: ``row``
+    (the job's position in ``jobs``), ``job_id``, ``node``, ``start``, ``end``. Jobs without a
+    start or an end, or whose nodes were not recorded, have none."""
+    import numpy as np
+    import pandas as pd
+
+    held = jobs.start_time.notna().to_numpy() & jobs.finish_time.notna().to_numpy()
+    positions = np.flatnonzero(held)
+    ids = [node_ids(text) for text in jobs.allocated_resources.fillna("").to_numpy()[held]]
+    row = np.repeat(positions, [len(nodes) for nodes in ids]).astype(np.int64)
+    return pd.DataFrame({
+        "row": row,
+        "job_id": jobs.job_id.to_numpy()[row],
+        "node": np.fromiter((n for nodes in ids for n in nodes), dtype=np.int64, count=len(row)),
+        "start": jobs.start_time.to_numpy(float)[row],
+        "end": jobs.finish_time.to_numpy(float)[row],
+    })  # fmt: skip
+
+
 class Trace:
     """Job and task records of one simulation run."""
 

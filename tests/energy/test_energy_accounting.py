@@ -9,6 +9,7 @@ from energy_checker import expected_task
 
 import gridsim
 from gridsim.energy.config import PowerConfig, SignalConfig
+from gridsim.sim.trace import node_runs
 
 COLUMNS = ("energy_kwh", "electricity_cost", "carbon_kg")
 POWER = {"idle_watts": 40.0, "busy_watts": 90.0, "busy_watts_per_performance": 15.0}
@@ -161,7 +162,7 @@ def test_a_homogeneous_replay_accounts_as_node_by_node():
     for scheduler, jobs in results.jobs.groupby("scheduler"):
         jobs = jobs.reset_index(drop=True)
         span = (float(jobs.submit_time.min()), float(jobs.finish_time.max()))
-        totals = accounting.run_energy(model, accounting.tasks_of_jobs(jobs), span)
+        totals = accounting.run_energy(model, node_runs(jobs), span)
         for name, value in totals.items():
             assert runs.loc[scheduler, name] == pytest.approx(value, rel=1e-12)
         by_node = accounting.add_job_energy(jobs, model)
