@@ -28,6 +28,7 @@ core = Extension(
         "gridsim/core/_profile.h",
         "gridsim/core/_heap.h",
         "gridsim/core/_bisect.h",
+        "gridsim/core/_buffers.h",
         "gridsim/core/_resource_planners.h",
         "gridsim/core/_resource_profile.h",
     ],

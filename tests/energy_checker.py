@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+from resource_checker import node_ids
+
 from gridsim.energy.config import PowerConfig, SignalConfig
 
 HOUR = 3600.0
@@ -112,7 +114,7 @@ def cap_problems(jobs, node_watts: dict[int, float], cap: SignalConfig) -> list[
     for job in jobs.itertuples():
         if job.start_time != job.start_time:  # NaN: never ran
             continue
-        watts = sum(node_watts[node] for node in _node_ids(job.allocated_resources))
+        watts = sum(node_watts[node] for node in node_ids(job.allocated_resources))
         changes += [(job.start_time, 1, watts), (job.finish_time, 0, -watts)]
     if not changes:
         return []
@@ -128,11 +130,3 @@ def cap_problems(jobs, node_watts: dict[int, float], cap: SignalConfig) -> list[
         if drawn > limit + 1e-6:
             problems.append(f"{drawn:g} W drawn at {time:g} over the cap of {limit:g} W")
     return problems
-
-
-def _node_ids(intervals: str) -> list[int]:
-    ids = []
-    for part in intervals.split():
-        first, _, last = part.partition("-")
-        ids += range(int(first), int(last or first) + 1)
-    return ids

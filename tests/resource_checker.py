@@ -30,7 +30,8 @@ def _allocation(text: str) -> dict[int, np.ndarray]:
     return held
 
 
-def _node_ids(intervals: str) -> list[int]:
+def node_ids(intervals: str) -> list[int]:
+    """The node ids of an interval set, parsed here so the checkers share no code with gridsim."""
     ids = []
     for part in intervals.split():
         first, _, last = part.partition("-")
@@ -48,7 +49,7 @@ def schedule_problems(jobs: pd.DataFrame, platform: pd.DataFrame, mode: str,
         if np.isnan(job.start_time):
             continue
         held = _allocation(job.allocation)
-        if sorted(held) != _node_ids(job.allocated_resources):
+        if sorted(held) != node_ids(job.allocated_resources):
             problems.append(f"job {job.job_id}: allocation and node set differ")
         totals = sum(held.values(), np.zeros(3, dtype=np.int64))
         if list(totals) != [job.cores, job.memory_mb, job.gpus]:

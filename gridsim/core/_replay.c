@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "_buffers.h"
 #include "_heap.h"
 #include "_profile.h"
 
@@ -236,19 +237,6 @@ typedef struct {
     Py_buffer submit, processors, estimate, duration, start, first_reservation;
 } Buffers;
 
-static int get_buffer(PyObject *object, Py_buffer *view, Py_ssize_t jobs, int writable,
-                      const char *name) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(object, view, flags) < 0) return -1;
-    if (view->itemsize != 8 || view->len != jobs * 8) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd 8-byte values", name, jobs);
-        PyBuffer_Release(view);
-        view->obj = NULL;
-        return -1;
-    }
-    return 0;
-}
-
 static void planner_free(Planner *planner) {
     PyMem_Free(planner->state);
     PyMem_Free(planner->next);
@@ -446,12 +434,12 @@ static PyObject *replay(PyObject *Py_UNUSED(module), PyObject *args) {
     Planner planner;
     int planner_ready = 0;
     NodeIds ids = {NULL, NULL, NULL, 0};
-    if (get_buffer(submit_o, &b.submit, jobs, 0, "submit") < 0 ||
-        get_buffer(processors_o, &b.processors, jobs, 0, "processors") < 0 ||
-        get_buffer(estimate_o, &b.estimate, jobs, 0, "estimate") < 0 ||
-        get_buffer(duration_o, &b.duration, jobs, 0, "duration") < 0 ||
-        get_buffer(start_o, &b.start, jobs, 1, "start") < 0 ||
-        get_buffer(first_o, &b.first_reservation, jobs, 1, "first_reservation") < 0)
+    if (get_job_vector(submit_o, &b.submit, jobs, 0, "submit") < 0 ||
+        get_job_vector(processors_o, &b.processors, jobs, 0, "processors") < 0 ||
+        get_job_vector(estimate_o, &b.estimate, jobs, 0, "estimate") < 0 ||
+        get_job_vector(duration_o, &b.duration, jobs, 0, "duration") < 0 ||
+        get_job_vector(start_o, &b.start, jobs, 1, "start") < 0 ||
+        get_job_vector(first_o, &b.first_reservation, jobs, 1, "first_reservation") < 0)
         goto done;
     const int64_t *processors = b.processors.buf;
     for (Py_ssize_t job = 0; job < jobs; job++) {

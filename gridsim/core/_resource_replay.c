@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_buffers.h"
 #include "_resource_planners.h"
 
 static void requests_free(Requests *requests) {
@@ -106,19 +107,6 @@ static PyObject *allocation_tuples(const Planner *planner) {
     return list;
 }
 
-static int get_vector(PyObject *object, Py_buffer *view, Py_ssize_t jobs, int writable,
-                      const char *name) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(object, view, flags) < 0) return -1;
-    if (view->itemsize != 8 || view->len != jobs * 8) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd 8-byte values", name, jobs);
-        PyBuffer_Release(view);
-        view->obj = NULL;
-        return -1;
-    }
-    return 0;
-}
-
 const char gridsim_replay_resources_doc[] =
 "replay_resources(requests, capacity, exclusive, submit, estimate, duration, algorithm,\n"
 "                 on_progress, progress_every, start, first_reservation)\n"
@@ -161,11 +149,11 @@ PyObject *gridsim_replay_resources(PyObject *Py_UNUSED(module), PyObject *args) 
     const int64_t *amounts = capacity.buf;
     int64_t machine = 0;
     for (Py_ssize_t n = 0; n < nodes; n++) machine += amounts[n * kinds];
-    if (get_vector(submit_o, &submit, jobs, 0, "submit") < 0 ||
-        get_vector(estimate_o, &estimate, jobs, 0, "estimate") < 0 ||
-        get_vector(duration_o, &duration, jobs, 0, "duration") < 0 ||
-        get_vector(start_o, &start, jobs, 1, "start") < 0 ||
-        get_vector(first_o, &first, jobs, 1, "first_reservation") < 0 ||
+    if (get_job_vector(submit_o, &submit, jobs, 0, "submit") < 0 ||
+        get_job_vector(estimate_o, &estimate, jobs, 0, "estimate") < 0 ||
+        get_job_vector(duration_o, &duration, jobs, 0, "duration") < 0 ||
+        get_job_vector(start_o, &start, jobs, 1, "start") < 0 ||
+        get_job_vector(first_o, &first, jobs, 1, "first_reservation") < 0 ||
         read_requests(requests_o, jobs, kinds, &requests) < 0)
         goto done;
     double first_time = jobs ? ((double *)submit.buf)[0] : 0.0;
