@@ -164,3 +164,17 @@ def test_a_process_with_the_switch_set_never_loads_the_extension():
 def test_every_start_time_of_an_archive_log_is_the_same_compiled_and_in_python(name, algorithm):
     log = read_swf(FULL_LOG_DIR / name)
     assert_same_replay(log.jobs, log.machine_processors, algorithm, "together", record_nodes=False)
+
+
+@pytest.mark.skipif(not os.environ.get("CI"), reason="only CI promises a C compiler")
+def test_ci_builds_every_compiled_module():
+    """Elsewhere a failed build only skips the compiled tests; on CI it is an error."""
+    from gridsim.core import search
+    from gridsim.core.optional import pure_python_forced
+
+    if pure_python_forced():
+        pytest.skip(f"{PURE_PYTHON_ENV} is set")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert core.compiled() is not None, "gridsim/core/_replay did not build"
+        assert search.compiled() is not None, "gridsim/core/_search did not build"
