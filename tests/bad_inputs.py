@@ -362,6 +362,12 @@ CASES: list[Case] = [
     job_flow("a price CSV repeated without a period", "local_load:",
              "power: {idle_watts: 1, busy_watts: 2}, electricity_price: {csv: price.csv, "
              "extend: repeat}, local_load:", "environment.electricity_price"),
+    job_flow("a switch-off time without its watts", "local_load:",
+             "power: {idle_watts: 10, busy_watts: 20, power_down: {idle_timeout: 60, "
+             "switch_off_seconds: 30}}, local_load:", "environment.power.power_down"),
+    job_flow("a node drawing more off than idle", "local_load:",
+             "power: {idle_watts: 10, busy_watts: 20, power_down: {idle_timeout: 60, "
+             "off_watts: 15}}, local_load:", "environment.power"),
     job_flow("MinCarbon without a power model", "[BFstart, BFfinish]", "[BFstart, MinCarbon]",
              "MinCarbon"),
     job_flow("a negative slack", "[BFstart, BFfinish]",

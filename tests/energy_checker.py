@@ -13,7 +13,7 @@ import math
 
 from resource_checker import node_ids
 
-from gridsim.energy.config import PowerConfig, SignalConfig
+from gridsim.energy.config import PowerConfig, PowerDownConfig, SignalConfig
 
 HOUR = 3600.0
 
@@ -130,3 +130,65 @@ def cap_problems(jobs, node_watts: dict[int, float], cap: SignalConfig) -> list[
         if drawn > limit + 1e-6:
             problems.append(f"{drawn:g} W drawn at {time:g} over the cap of {limit:g} W")
     return problems
+
+
+def node_states(
+    busy: list[tuple[float, float]], span: tuple[float, float], down: PowerDownConfig
+) -> tuple[list[tuple[str, float, float]], int]:
+    """(state, start, end) of one node's idle time over ``span``, and its switch-offs, from
+    the intervals any task holds it: a gap (clipped to the span) idles for ``idle_timeout``,
+    switches off and is off until ``switch_on_seconds`` before the next task, if it is long
+    enough for all of it; a gap running to the span's end needs no switch-on."""
+    first, last = span
+    free_from = first
+    gaps = []
+    for start, end in sorted(busy):
+        if start >= last:  # after the span: the gap before it runs to the span's end
+            break
+        start, end = max(start, first), min(max(end, first), last)
+        if start > free_from:
+            gaps.append((free_from, start, False))
+        free_from = max(free_from, end)
+    if last > free_from:
+        gaps.append((free_from, last, True))
+    timeout, to_off, to_on = down.idle_timeout, down.switch_off_seconds, down.switch_on_seconds
+    states, offs = [], 0
+    for start, end, to_span_end in gaps:
+        length = end - start
+        if to_span_end and length > timeout:
+            offs += 1
+            states += [("idle", start, start + timeout),
+                       ("switching_off", start + timeout, min(end, start + timeout + to_off)),
+                       ("off", min(end, start + timeout + to_off), end)]  # fmt: skip
+        elif not to_span_end and length >= timeout + to_off + to_on:
+            offs += 1
+            states += [("idle", start, start + timeout),
+                       ("switching_off", start + timeout, start + timeout + to_off),
+                       ("off", start + timeout + to_off, end - to_on),
+                       ("switching_on", end - to_on, end)]  # fmt: skip
+        else:
+            states.append(("idle", start, end))
+    return states, offs
+
+
+def node_state_accounts(
+    power: PowerConfig,
+    states: list[tuple[str, float, float]],
+    price: SignalConfig | None,
+    carbon: SignalConfig | None,
+) -> dict[str, float]:
+    """kWh of each state of :func:`node_states`, their electricity cost and carbon."""
+    down = power.power_down
+    watts = {"idle": power.idle_watts, "off": down.off_watts,
+             "switching_off": down.switch_off_watts, "switching_on": down.switch_on_watts}
+    column = {"idle": "idle_energy_kwh", "off": "off_energy_kwh",
+              "switching_off": "switching_energy_kwh", "switching_on": "switching_energy_kwh"}
+    out = dict.fromkeys(["idle_energy_kwh", "switching_energy_kwh", "off_energy_kwh",
+                         "electricity_cost", "carbon_kg", "off_time"], 0.0)  # fmt: skip
+    for state, start, end in states:
+        out[column[state]] += watts[state] * (end - start) / 3.6e6
+        out["electricity_cost"] += watts[state] * signal_integral(price, start, end) / 3.6e6
+        out["carbon_kg"] += watts[state] * signal_integral(carbon, start, end) / 3.6e9
+        if state == "off":
+            out["off_time"] += end - start
+    return out

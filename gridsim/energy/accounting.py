@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from gridsim.energy.model import JOULES_PER_KWH, EnergyModel
+from gridsim.energy.power_down import IDLE, OFF, SWITCHING, power_states
 from gridsim.sim.trace import ENERGY_JOB_COLUMNS, node_runs
 
 #: The jobs table's energy columns (docs/results.md).
@@ -42,9 +43,10 @@ def add_job_energy(jobs: pd.DataFrame, model: EnergyModel) -> pd.DataFrame:
 
 
 def run_energy(model: EnergyModel, tasks: pd.DataFrame, span: tuple[float, float],
-               busy: pd.Series | None = None) -> dict[str, float]:  # fmt: skip
+               busy: pd.Series | None = None) -> tuple[dict[str, float], pd.DataFrame | None]:  # fmt: skip
     """Totals of one run: busy energy of ``tasks`` (node, start, end) where ``busy`` is true
-    (default: every task), idle energy of the nodes over ``span`` outside every task.
+    (default: every task), idle energy of the nodes over ``span`` outside every task; and,
+    when idle nodes power down, the per-node table (:data:`NODE_ENERGY_COLUMNS`; else None).
 
     Idle cost and carbon integrate each node's signals over its idle intervals.
     """
@@ -52,6 +54,8 @@ def run_energy(model: EnergyModel, tasks: pd.DataFrame, span: tuple[float, float
     held = tasks[busy.to_numpy()]
     accounts = model.task_accounts(held.node, held.start, held.end)
     idle_node, idle_start, idle_end = idle_intervals(len(model), tasks, span)
+    if model.power_down is not None:
+        return _powered_down(model, held, accounts, (idle_node, idle_start, idle_end), span)
     idle_watts = model.idle_watts[idle_node]
     idle_kwh = idle_watts * (idle_end - idle_start) / JOULES_PER_KWH
     idle_cost = model.weighted("price", idle_node, idle_start, idle_end, idle_watts)
@@ -63,7 +67,46 @@ def run_energy(model: EnergyModel, tasks: pd.DataFrame, span: tuple[float, float
         "idle_energy_kwh": float(idle_kwh.sum()),
         "electricity_cost": float(accounts["electricity_cost"].sum() + idle_cost.sum()),
         "carbon_kg": float(accounts["carbon_kg"].sum() + idle_carbon.sum()),
-    }
+    }, None
+
+
+#: The per-node table of a run whose idle nodes power down (docs/results.md).
+NODE_ENERGY_COLUMNS = ("node", "busy_energy_kwh", "idle_energy_kwh", "switching_energy_kwh",
+                       "off_energy_kwh", "energy_kwh", "electricity_cost", "carbon_kg",
+                       "off_time", "switch_offs")  # fmt: skip
+#: The runs table's columns a power-down block adds.
+POWER_DOWN_RUN_COLUMNS = ("switching_energy_kwh", "off_energy_kwh", "switch_offs")
+
+
+def _powered_down(model, held, accounts, idle, span):
+    """:func:`run_energy` where idle nodes switch off: their idle intervals split into the
+    states of :mod:`~gridsim.energy.power_down`, summed per node and over the run."""
+    idle_node, idle_start, idle_end = idle
+    states = power_states(model, idle_node, idle_start, idle_end, idle_end >= span[1])
+    kwh = states.watts * (states.end - states.start) / JOULES_PER_KWH
+    nodes = len(model)
+
+    def per_node(node, values, where=None):
+        weights = values if where is None else np.where(where, values, 0.0)
+        return np.bincount(np.asarray(node, dtype=np.int64), weights, minlength=nodes)
+
+    held_node = held.node.to_numpy(dtype=np.int64)
+    table = {"node": np.arange(nodes), "busy_energy_kwh": per_node(held_node, accounts["energy_kwh"])}
+    for name, state in (("idle", IDLE), ("switching", SWITCHING), ("off", OFF)):
+        table[f"{name}_energy_kwh"] = per_node(states.node, kwh, states.state == state)
+    table["energy_kwh"] = sum(table[f"{name}_energy_kwh"]
+                              for name in ("busy", "idle", "switching", "off"))  # fmt: skip
+    for column, which in (("electricity_cost", "price"), ("carbon_kg", "carbon")):
+        drawn = model.weighted(which, states.node, states.start, states.end, states.watts)
+        table[column] = per_node(held_node, accounts[column]) + per_node(states.node, drawn)
+    off = states.state == OFF
+    table["off_time"] = per_node(states.node, states.end - states.start, off)
+    table["switch_offs"] = np.bincount(idle_node[states.switched_off], minlength=nodes)
+    frame = pd.DataFrame(table, columns=list(NODE_ENERGY_COLUMNS))
+    totals = {name: float(frame[name].sum()) for name in (*RUN_ENERGY_COLUMNS,
+                                                          *POWER_DOWN_RUN_COLUMNS)}  # fmt: skip
+    totals["switch_offs"] = int(frame.switch_offs.sum())
+    return totals, frame
 
 
 def idle_intervals(nodes: int, tasks: pd.DataFrame, span: tuple[float, float]):
@@ -92,14 +135,16 @@ def idle_intervals(nodes: int, tasks: pd.DataFrame, span: tuple[float, float]):
             np.array(out_end, float))  # fmt: skip
 
 
-def account_jobs(jobs: pd.DataFrame, model: EnergyModel) -> tuple[pd.DataFrame, dict[str, float]]:
-    """A replay's jobs table with :data:`ENERGY_COLUMNS` and its run totals (span: first
-    submission to last finish)."""
+def account_jobs(
+    jobs: pd.DataFrame, model: EnergyModel
+) -> tuple[pd.DataFrame, dict[str, float], pd.DataFrame | None]:
+    """A replay's jobs table with :data:`ENERGY_COLUMNS`, its run totals (span: first
+    submission to last finish) and, when idle nodes power down, its per-node table."""
     span = (float(jobs.submit_time.min()), float(np.nanmax(jobs.finish_time.to_numpy(float))))
     if model.uniform:
         return _account_uniform(jobs, model, span)
     tasks = node_runs(jobs)
-    return add_job_energy(jobs, model), run_energy(model, tasks, span)
+    return add_job_energy(jobs, model), *run_energy(model, tasks, span)
 
 
 def _account_uniform(jobs: pd.DataFrame, model: EnergyModel, span: tuple[float, float]):
@@ -129,12 +174,13 @@ def _account_uniform(jobs: pd.DataFrame, model: EnergyModel, span: tuple[float, 
         "idle_energy_kwh": idle_kwh,
         "electricity_cost": math.fsum(columns["electricity_cost"]) + idle["price"],
         "carbon_kg": math.fsum(columns["carbon_kg"]) + idle["carbon"],
-    }
+    }, None
 
 
 def energy_metrics(runs: pd.DataFrame) -> list[str]:
     """The runs table's energy columns it has (a run without a power model has none)."""
-    return [name for name in RUN_ENERGY_COLUMNS if name in runs.columns]
+    return [name for name in (*RUN_ENERGY_COLUMNS, *POWER_DOWN_RUN_COLUMNS)
+            if name in runs.columns]  # fmt: skip
 
 
 #: Task kinds of a job flow's tasks table that are a job's (a run that ended or was killed).
@@ -143,10 +189,11 @@ JOB_TASK_KINDS = ("job", "lost")
 
 def account_flow(
     jobs: pd.DataFrame, tasks: pd.DataFrame, model: EnergyModel
-) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, float]]:
+) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, float], pd.DataFrame | None]:
     """A job flow's jobs and tasks tables with :data:`ENERGY_COLUMNS` (a job's: the sum of
-    its runs, killed ones included; local load and outages: 0) and its run totals (span:
-    first submission to the last end of a job's task)."""
+    its runs, killed ones included; local load and outages: 0), its run totals (span:
+    first submission to the last end of a job's task) and, when idle nodes power down, its
+    per-node table."""
     mine = tasks.kind.isin(JOB_TASK_KINDS).to_numpy()
     accounts = model.task_accounts(tasks.node[mine], tasks.start[mine], tasks.end[mine])
     tasks = tasks.assign(**{name: 0.0 for name in ENERGY_COLUMNS})
@@ -157,4 +204,5 @@ def account_flow(
     ends = tasks.end[mine]
     first = float(jobs.submit_time.min()) if len(jobs) else 0.0
     span = (first, float(ends.max()) if len(ends) else first)
-    return jobs, tasks, run_energy(model, tasks, span, busy=pd.Series(mine, index=tasks.index))
+    totals, nodes = run_energy(model, tasks, span, busy=pd.Series(mine, index=tasks.index))
+    return jobs, tasks, totals, nodes

@@ -28,15 +28,46 @@ HOUR_S = 3600.0
 PROFILE_HOURS = {"daily": 24.0, "weekly": 168.0}
 
 
+class PowerDownConfig(BaseModel):
+    """Idle nodes switched off after a timeout and on again in time for their next task:
+    Batsim's energy model (a node is computing, idle, switching off, off or switching on)
+    under a timeout shutdown policy (docs/model.md, "Idle nodes powered down").
+
+    Times in seconds: ``idle_timeout`` idle before the node starts switching off,
+    ``switch_off_seconds`` and ``switch_on_seconds`` the two transitions, drawing
+    ``switch_off_watts`` and ``switch_on_watts``; off it draws ``off_watts``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    idle_timeout: NonNegativeFloat
+    off_watts: NonNegativeFloat = 0.0
+    switch_off_seconds: NonNegativeFloat = 0.0
+    switch_off_watts: NonNegativeFloat = 0.0
+    switch_on_seconds: NonNegativeFloat = 0.0
+    switch_on_watts: NonNegativeFloat = 0.0
+
+    @model_validator(mode="after")
+    def _watts_of_each_transition(self) -> PowerDownConfig:
+        for which in ("switch_off", "switch_on"):
+            seconds = getattr(self, f"{which}_seconds")
+            if seconds > 0 and f"{which}_watts" not in self.model_fields_set:
+                raise ValueError(f"{which}_seconds ({seconds:g}) needs {which}_watts: what a "
+                                 "node draws while it switches")  # fmt: skip
+        return self
+
+
 class PowerConfig(BaseModel):
     """A node draws ``idle_watts`` when no task holds it and ``busy_watts +
-    busy_watts_per_performance x performance`` while one does (a faster node may draw more)."""
+    busy_watts_per_performance x performance`` while one does (a faster node may draw more);
+    with ``power_down`` an idle node switches off after a timeout."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     idle_watts: NonNegativeFloat
     busy_watts: NonNegativeFloat
     busy_watts_per_performance: NonNegativeFloat = 0.0
+    power_down: PowerDownConfig | None = None
 
     @model_validator(mode="after")
     def _busy_at_least_idle(self) -> PowerConfig:
@@ -45,6 +76,10 @@ class PowerConfig(BaseModel):
                 f"busy_watts ({self.busy_watts}) is below idle_watts ({self.idle_watts}): "
                 "a busy node draws at least its idle power"
             )
+        if self.power_down is not None and self.power_down.off_watts > self.idle_watts:
+            raise ValueError(f"power_down.off_watts ({self.power_down.off_watts:g}) is above "
+                             f"idle_watts ({self.idle_watts:g}): switching off would cost "
+                             "power")  # fmt: skip
         return self
 
     def busy_at(self, performance: np.ndarray) -> np.ndarray:

@@ -16,13 +16,40 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gridsim.energy.config import PowerConfig, SignalConfig
+from gridsim.energy.config import PowerConfig, PowerDownConfig, SignalConfig
 from gridsim.energy.signals import Signal
 
 #: Watt-seconds (joules) per kWh.
 JOULES_PER_KWH = 3.6e6
 #: Grams per kilogram: carbon intensity is in g CO2 per kWh, carbon in kg.
 GRAMS_PER_KG = 1000.0
+
+
+@dataclass(frozen=True)
+class PowerDown:
+    """Per node (arrays of one length), how an idle node switches off
+    (:class:`~gridsim.energy.config.PowerDownConfig`); a node that never switches off has an
+    infinite ``timeout``."""
+
+    timeout: np.ndarray
+    off_watts: np.ndarray
+    off_seconds: np.ndarray
+    off_switch_watts: np.ndarray
+    on_seconds: np.ndarray
+    on_switch_watts: np.ndarray
+
+    @classmethod
+    def of(cls, configs: Sequence[PowerDownConfig | None]) -> PowerDown:
+        never = PowerDownConfig(idle_timeout=np.inf)
+        rows = [never if c is None else c for c in configs]
+        arrays = [
+            np.array([getattr(row, name) for row in rows], dtype=np.float64)
+            for name in ("idle_timeout", "off_watts", "switch_off_seconds", "switch_off_watts",
+                         "switch_on_seconds", "switch_on_watts")
+        ]  # fmt: skip
+        for array in arrays:
+            array.setflags(write=False)
+        return cls(*arrays)
 
 
 @dataclass(frozen=True)
@@ -33,6 +60,7 @@ class EnergyModel:
         idle_watts, busy_watts: (nodes,) what each node draws idle and while a task holds it.
         price_signals, carbon_signals: the distinct signals (money per kWh, g CO2 per kWh).
         price_of_node, carbon_of_node: (nodes,) each node's signal index.
+        power_down: how idle nodes switch off, or None (they stay idle).
     """
 
     idle_watts: np.ndarray
@@ -41,6 +69,7 @@ class EnergyModel:
     price_of_node: np.ndarray
     carbon_signals: tuple[Signal, ...]
     carbon_of_node: np.ndarray
+    power_down: PowerDown | None = None
 
     def __len__(self) -> int:
         return len(self.busy_watts)
@@ -50,7 +79,8 @@ class EnergyModel:
         """Every node the same power and the same signals: a job's accounts then follow
         from its processor count, without its node ids."""
         return bool(
-            len(self.price_signals) == 1
+            self.power_down is None
+            and len(self.price_signals) == 1
             and len(self.carbon_signals) == 1
             and np.all(self.busy_watts == self.busy_watts[0])
             and np.all(self.idle_watts == self.idle_watts[0])
@@ -127,4 +157,7 @@ def energy_model(
     carbon_signals, carbon_of_node = _signal_index(carbon)
     for array in (busy, idle, price_of_node, carbon_of_node):
         array.setflags(write=False)
-    return EnergyModel(idle, busy, price_signals, price_of_node, carbon_signals, carbon_of_node)
+    down = [p.power_down for p in power]
+    power_down = PowerDown.of(down) if any(d is not None for d in down) else None
+    return EnergyModel(idle, busy, price_signals, price_of_node, carbon_signals, carbon_of_node,
+                       power_down)  # fmt: skip

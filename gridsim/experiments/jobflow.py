@@ -361,7 +361,7 @@ def run_replication(
     scenario: JobFlowScenario, replication: int, seed: np.random.SeedSequence
 ) -> dict[str, pd.DataFrame]:
     """Every policy on the instance of this replication, for every queue size."""
-    runs, jobs, tasks = [], [], []
+    runs, jobs, tasks, node_energy = [], [], [], []
     for queue_size in scenario.queue_sizes:
         child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, queue_size))
         instance, draws = generate_instance(scenario, queue_size, np.random.default_rng(child))
@@ -386,19 +386,24 @@ def run_replication(
             task_table = task_frame(trace.task_records())
             metrics = run_metrics(job_table, task_table, len(instance.nodes))
             if energy is not None:
-                job_table, task_table, totals = account_flow(job_table, task_table, energy)
+                job_table, task_table, totals, nodes = account_flow(job_table, task_table, energy)
                 metrics.update(totals)
+                if nodes is not None:
+                    node_energy.append(nodes.assign(policy=criterion.label, **labels))
             runs.append({**labels, "policy": criterion.label, **metrics, "sim_time_s": elapsed})
             jobs.append(job_table.assign(policy=criterion.label, **labels))
             tasks.append(task_table.assign(policy=criterion.label, **labels))
     run_table = pd.DataFrame(runs)
     baseline = baseline_policy(scenario.baseline, list(dict.fromkeys(run_table["policy"])))
     run_table = add_advantage(run_table, str(baseline))
-    return {
+    tables = {
         "runs": run_table,
         "jobs": pd.concat(jobs, ignore_index=True),
         "tasks": pd.concat(tasks, ignore_index=True),
     }
+    if node_energy:  # idle nodes power down: their states per node (docs/energy.md)
+        tables["node_energy"] = pd.concat(node_energy, ignore_index=True)
+    return tables
 
 
 #: The tasks table's columns and types (also when a run has no task: every job rejected on

@@ -410,7 +410,7 @@ def run_replication(
     on_resources = uses_resource_planners(platform, requests)
     on_profile = on_resources and not one_task_per_node(scenario, platform)
     machine = platform.cores
-    runs, job_tables, user_tables = [], [], []
+    runs, job_tables, user_tables, node_tables = [], [], [], []
     for scheduler in scenario.schedulers:
         began, cpu_began = time.perf_counter(), time.process_time()
         resource_metrics = {}
@@ -442,7 +442,9 @@ def run_replication(
         if platform.energy is not None:
             from gridsim.energy.accounting import account_jobs
 
-            jobs, energy = account_jobs(jobs, platform.energy)
+            jobs, energy, nodes = account_jobs(jobs, platform.energy)
+            if nodes is not None:  # idle nodes power down: their states per node
+                node_tables.append(nodes.assign(**labels))
         if on_resources and declares_resources(scenario):
             resource_metrics = resource_summary(jobs, platform.capacity, platform.memory_tracked)
             resource_metrics["dropped_never_fits"] = dropped
@@ -458,11 +460,14 @@ def run_replication(
         user_tables.append(users.assign(**labels))
     import pandas as pd  # after the first replay: a replay starts before pandas is imported
 
-    return {
+    tables = {
         "runs": pd.DataFrame(runs),
         "jobs": pd.concat(job_tables, ignore_index=True),
         "users": pd.concat(user_tables, ignore_index=True),
     }
+    if node_tables:
+        tables["node_energy"] = pd.concat(node_tables, ignore_index=True)
+    return tables
 
 
 def read_counts(log: WorkloadLog) -> dict[str, int]:

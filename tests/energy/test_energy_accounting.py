@@ -162,7 +162,7 @@ def test_a_homogeneous_replay_accounts_as_node_by_node():
     for scheduler, jobs in results.jobs.groupby("scheduler"):
         jobs = jobs.reset_index(drop=True)
         span = (float(jobs.submit_time.min()), float(jobs.finish_time.max()))
-        totals = accounting.run_energy(model, node_runs(jobs), span)
+        totals, _ = accounting.run_energy(model, node_runs(jobs), span)
         for name, value in totals.items():
             assert runs.loc[scheduler, name] == pytest.approx(value, rel=1e-12)
         by_node = accounting.add_job_energy(jobs, model)
