@@ -179,10 +179,18 @@ def node_state_accounts(
 ) -> dict[str, float]:
     """kWh of each state of :func:`node_states`, their electricity cost and carbon."""
     down = power.power_down
-    watts = {"idle": power.idle_watts, "off": down.off_watts,
-             "switching_off": down.switch_off_watts, "switching_on": down.switch_on_watts}
-    column = {"idle": "idle_energy_kwh", "off": "off_energy_kwh",
-              "switching_off": "switching_energy_kwh", "switching_on": "switching_energy_kwh"}
+    watts = {
+        "idle": power.idle_watts,
+        "off": down.off_watts,
+        "switching_off": down.switch_off_watts,
+        "switching_on": down.switch_on_watts,
+    }
+    column = {
+        "idle": "idle_energy_kwh",
+        "off": "off_energy_kwh",
+        "switching_off": "switching_energy_kwh",
+        "switching_on": "switching_energy_kwh",
+    }
     out = dict.fromkeys(["idle_energy_kwh", "switching_energy_kwh", "off_energy_kwh",
                          "electricity_cost", "carbon_kg", "off_time"], 0.0)  # fmt: skip
     for state, start, end in states:

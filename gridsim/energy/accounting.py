@@ -42,8 +42,12 @@ def add_job_energy(jobs: pd.DataFrame, model: EnergyModel) -> pd.DataFrame:
     return jobs.assign(**columns)
 
 
-def run_energy(model: EnergyModel, tasks: pd.DataFrame, span: tuple[float, float],
-               busy: pd.Series | None = None) -> tuple[dict[str, float], pd.DataFrame | None]:  # fmt: skip
+def run_energy(
+    model: EnergyModel,
+    tasks: pd.DataFrame,
+    span: tuple[float, float],
+    busy: pd.Series | None = None,
+) -> tuple[dict[str, float], pd.DataFrame | None]:
     """Totals of one run: busy energy of ``tasks`` (node, start, end) where ``busy`` is true
     (default: every task), idle energy of the nodes over ``span`` outside every task; and,
     when idle nodes power down, the per-node table (:data:`NODE_ENERGY_COLUMNS`; else None).
@@ -91,7 +95,8 @@ def _powered_down(model, held, accounts, idle, span):
         return np.bincount(np.asarray(node, dtype=np.int64), weights, minlength=nodes)
 
     held_node = held.node.to_numpy(dtype=np.int64)
-    table = {"node": np.arange(nodes), "busy_energy_kwh": per_node(held_node, accounts["energy_kwh"])}
+    table = {"node": np.arange(nodes),
+             "busy_energy_kwh": per_node(held_node, accounts["energy_kwh"])}  # fmt: skip
     for name, state in (("idle", IDLE), ("switching", SWITCHING), ("off", OFF)):
         table[f"{name}_energy_kwh"] = per_node(states.node, kwh, states.state == state)
     table["energy_kwh"] = sum(table[f"{name}_energy_kwh"]
@@ -168,13 +173,17 @@ def _account_uniform(jobs: pd.DataFrame, model: EnergyModel, span: tuple[float, 
         for which in ("price", "carbon")
     }
     busy_kwh = math.fsum(columns["energy_kwh"])
-    return jobs.assign(**columns), {
-        "energy_kwh": busy_kwh + idle_kwh,
-        "busy_energy_kwh": busy_kwh,
-        "idle_energy_kwh": idle_kwh,
-        "electricity_cost": math.fsum(columns["electricity_cost"]) + idle["price"],
-        "carbon_kg": math.fsum(columns["carbon_kg"]) + idle["carbon"],
-    }, None
+    return (
+        jobs.assign(**columns),
+        {
+            "energy_kwh": busy_kwh + idle_kwh,
+            "busy_energy_kwh": busy_kwh,
+            "idle_energy_kwh": idle_kwh,
+            "electricity_cost": math.fsum(columns["electricity_cost"]) + idle["price"],
+            "carbon_kg": math.fsum(columns["carbon_kg"]) + idle["carbon"],
+        },
+        None,
+    )
 
 
 def energy_metrics(runs: pd.DataFrame) -> list[str]:

@@ -107,6 +107,7 @@ def test_a_node_switched_off_by_hand():
 def test_a_timeout_longer_than_the_run_accounts_as_idle_nodes():
     """A node that never waits long enough to switch off costs what it does without the
     block (to rounding: the idle time is summed per state)."""
+
     def with_power(power):
         scenario = flow(5, False)
         scenario["environment"] = {**scenario["environment"], "power": power}
