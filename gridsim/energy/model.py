@@ -128,6 +128,38 @@ class EnergyModel:
             return self.busy_kwh(nodes, 0.0, runtime)
         return self.weighted(which, nodes, begin, begin + runtime, self.busy_watts[nodes])
 
+    def task_quantity(self, which: str, nodes, start, runtime) -> np.ndarray:
+        """What tasks on ``nodes`` from ``start`` for ``runtime`` add (arrays broadcast
+        against each other): ``energy`` (kWh), ``price`` (electricity, money) or ``carbon``
+        (kg)."""
+        nodes, start, runtime = np.broadcast_arrays(
+            np.asarray(nodes, dtype=np.int64), np.asarray(start, float), np.asarray(runtime, float)
+        )
+        watts = self.busy_watts[nodes]
+        if which == "energy":
+            return watts * runtime / JOULES_PER_KWH
+        flat = self.weighted(which, nodes.ravel(), start.ravel(), (start + runtime).ravel(),
+                             watts.ravel())  # fmt: skip
+        return flat.reshape(nodes.shape)
+
+    def task_quantity_floor(self, which: str, nodes, runtime) -> np.ndarray:
+        """Never above :meth:`task_quantity` at any start: the node's signal at its lowest
+        value throughout the runtime, less a margin far above the integral's rounding (a
+        bound for a search's pruning)."""
+        nodes, runtime = np.broadcast_arrays(np.asarray(nodes, dtype=np.int64),
+                                             np.asarray(runtime, float))  # fmt: skip
+        watts = self.busy_watts[nodes]
+        if which == "energy":
+            return watts * runtime / JOULES_PER_KWH
+        signals, of_node = (
+            (self.price_signals, self.price_of_node)
+            if which == "price"
+            else (self.carbon_signals, self.carbon_of_node)
+        )
+        lowest = np.array([float(signal.values.min()) for signal in signals])[of_node[nodes]]
+        scale = JOULES_PER_KWH * (GRAMS_PER_KG if which == "carbon" else 1.0)
+        return watts * lowest * runtime / scale * (1.0 - 1e-12)
+
 
 def _signal_index(configs: Sequence[SignalConfig | None]) -> tuple[tuple[Signal, ...], np.ndarray]:
     """Distinct signals of the configs (None: price or intensity 0) and each one's index."""

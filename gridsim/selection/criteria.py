@@ -228,6 +228,16 @@ class SlotCriterion(Criterion):
     #: the search does not gather them over its (steps x slots) matrices.
     reads_q_and_cost: ClassVar[bool] = True
 
+    @property
+    def reads_nodes(self) -> bool:
+        """Whether ``slot_values`` and ``slot_value_bound`` take the slots' node ids as
+        ``node=`` (a value that depends on the node itself, e.g. its power draw and tariff);
+        False by default, so a criterion that does not ask is called as before."""
+        return False
+
+    def _node_argument(self, node) -> dict[str, Any]:
+        return {"node": node} if self.reads_nodes else {}
+
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         if "lite" in cls.__dict__:  # Lite criteria take the cheapest subset at every step
@@ -278,6 +288,7 @@ class SlotCriterion(Criterion):
             np.concatenate((slots.start[sigmas], lo)),
             np.concatenate((latest, np.maximum(lo, hi))),
             performance=slots.performance[slot],
+            **self._node_argument(slots.node[slot]),
         )
         z = np.broadcast_to(z, slot.shape)
         own = z[: len(sigmas)]
@@ -314,6 +325,7 @@ class SlotCriterion(Criterion):
                 lo,
                 hi,
                 performance=slots.performance[slot],
+                **self._node_argument(slots.node[slot]),
             )
 
         return step_bounds(step, count, slot_bound)
@@ -330,6 +342,7 @@ class SlotCriterion(Criterion):
             start,
             runtime,
             performance=s.performance[slot],
+            **self._node_argument(s.node[slot]),
         )
 
     def choose(self, step, count, contenders) -> None:
@@ -433,8 +446,9 @@ class SlotCriterion(Criterion):
         cost = np.array([window.runtime * nodes[i].price for i in window.nodes])
         performance = np.array([nodes[i].performance for i in window.nodes])
         z = self.slot_values(
-            slot_start, slot_end, q, cost, window.start, window.runtime, performance=performance
-        )
+            slot_start, slot_end, q, cost, window.start, window.runtime, performance=performance,
+            **self._node_argument(np.array(window.nodes, dtype=np.int64)),
+        )  # fmt: skip
         return float(window_value(0.0, np.broadcast_to(z, slot_start.shape)))
 
 

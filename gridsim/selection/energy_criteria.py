@@ -89,13 +89,15 @@ ENERGY_CRITERIA_NAMES = frozenset(cls.name for cls in ENERGY_CRITERIA)
 
 
 def needs_energy(criterion: Criterion) -> bool:
-    return isinstance(criterion, SignalCriterion)
+    """An energy criterion, or one whose cost term weighs energy, electricity or carbon
+    (CoP's and PAST's ``needs_power``)."""
+    return isinstance(criterion, SignalCriterion) or bool(getattr(criterion, "needs_power", False))
 
 
 def bind_energy(criterion: Criterion, model) -> Criterion:
     """``criterion`` seeing the power model and signals ``model`` (None: no power model;
     a criterion that needs one raises ValueError naming it)."""
-    if isinstance(criterion, SignalCriterion):
+    if needs_energy(criterion):
         if model is None:
             raise ValueError(f"policy {criterion.name} needs a power model: give power: "
                              "{idle_watts: W, busy_watts: W} (docs/energy.md)")  # fmt: skip

@@ -17,13 +17,14 @@ docs/jobflow.md, "Neighbour distances at the profile's edges".
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import ClassVar, Literal
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
 from gridsim.core import search as compiled_search
 from gridsim.selection.criteria import FirstFit, MinFinish, SlotCriterion
+from gridsim.selection.energy_criteria import BOUND
 from gridsim.selection.steps import Step, choose_cheapest
 from gridsim.selection.ties import Contenders, ordered_sum
 from gridsim.selection.window_search import find_window
@@ -232,11 +233,21 @@ class BFshort(BFfinish):
         return find_window(profile.slot_table(), shorter, self)
 
 
+#: A cost term's weights and what each weighs (:meth:`EnergyModel.task_quantity`).
+POWER_WEIGHTS = (("energy_weight", "energy"), ("electricity_weight", "price"),
+                 ("carbon_weight", "carbon"))  # fmt: skip
+
+
 @dataclass(frozen=True)
 class _Placement(SlotCriterion):
-    """Finish time plus node-performance and neighbour-distance amendments (items 2-3)."""
+    """Finish time plus node-performance and neighbour-distance amendments (items 2-3).
 
-    reads_q_and_cost: ClassVar[bool] = False  # slot ends, start, runtime and performance
+    An optional cost term, not in [TY20] (off by default): each slot's ``z`` less
+    ``price_weight x`` its task's cost (node price x runtime, the jobs table's ``cost``),
+    ``energy_weight x`` its busy energy (kWh), ``electricity_weight x`` its electricity
+    cost and ``carbon_weight x`` its carbon (kg) over the window's span (docs/energy.md).
+    The weights are time units per unit of each, as ``z`` is a finish time.
+    """
 
     alpha1: float = 0.1
     alpha2: float = 0.0001
@@ -245,10 +256,16 @@ class _Placement(SlotCriterion):
     epsilon1: float = 0.03
     epsilon2: float = 0.2
     epsilon3: float = 0.35
+    price_weight: float = 0.0
+    energy_weight: float = 0.0
+    electricity_weight: float = 0.0
+    carbon_weight: float = 0.0
+    energy: Any = field(default=None, compare=False, repr=False, metadata=BOUND)
 
     def __post_init__(self) -> None:
-        for field_name in ("alpha1", "alpha2", "delta1", "delta2"):
-            if getattr(self, field_name) < 0:
+        for field_name in ("alpha1", "alpha2", "delta1", "delta2", "price_weight",
+                           *(name for name, _ in POWER_WEIGHTS)):  # fmt: skip
+            if not getattr(self, field_name) >= 0:
                 raise ValueError(f"{field_name} must be >= 0, got {getattr(self, field_name)}")
         if not 0 <= self.epsilon1 <= self.epsilon2 <= self.epsilon3 <= 1:
             raise ValueError(
@@ -256,12 +273,51 @@ class _Placement(SlotCriterion):
                 f"{self.epsilon1}, {self.epsilon2}, {self.epsilon3}"
             )
 
+    @property
+    def reads_q_and_cost(self) -> bool:  # type: ignore[override]
+        """The rules read slot ends, start, runtime and performance; a price term the cost."""
+        return self.price_weight > 0
+
+    @property
+    def needs_power(self) -> bool:
+        """Whether the cost term reads the power model (bound by ``bind_energy``)."""
+        return any(getattr(self, name) > 0 for name, _ in POWER_WEIGHTS)
+
+    @property
+    def reads_nodes(self) -> bool:
+        return self.needs_power
+
+    @property
+    def has_cost_term(self) -> bool:
+        return self.price_weight > 0 or self.needs_power
+
     def _base(self, start, runtime, performance):
         return -(start + runtime) - self.alpha1 * performance
 
+    def _less_cost(self, z, node, cost, start, runtime):
+        """``z`` less the cost term of tasks from ``start`` (``start=None``: the least the
+        term can be at any start, for a bound); ``z`` itself without a term."""
+        if not self.has_cost_term:
+            return z
+        if self.price_weight > 0:
+            z = z - self.price_weight * cost
+        for name, which in POWER_WEIGHTS:
+            weight = getattr(self, name)
+            if weight > 0:
+                if self.energy is None:
+                    raise ValueError(f"{self.label} needs a power model (docs/energy.md)")
+                if start is None:
+                    spent = self.energy.task_quantity_floor(which, node, runtime)
+                else:
+                    spent = self.energy.task_quantity(which, node, start, runtime)
+                z = z - weight * spent
+        return z
+
     def _compiled(self):
-        """The compiled kernels for CoP and PAST themselves (a subclass: the Python path)."""
-        return compiled_search.compiled() if type(self) in (CoP, PAST) else None
+        """The compiled kernels for CoP and PAST themselves (a subclass, or a cost term:
+        the Python path)."""
+        plain = type(self) in (CoP, PAST) and not self.has_cost_term
+        return compiled_search.compiled() if plain else None
 
     def sigma_bounds(self, slots, sigmas, runtimes, request, joinable):
         """Without a budget, CoP's and PAST's sigma bounds are computed compiled (the same
@@ -303,7 +359,8 @@ class _Placement(SlotCriterion):
         return None
 
     def window_value_bound(self, start, runtime, slowest, n):
-        # Every slot's z is the base at its own (no slower) node plus at most the bonus.
+        # Every slot's z is the base at its own (no slower) node plus at most the bonus; a
+        # cost term only subtracts (weights, prices, watts and signals are all >= 0).
         bonus = self._bonus_bound()
         if bonus is None:
             return None
@@ -355,22 +412,28 @@ class PAST(_Placement):
     def _rule2_sign(self) -> float:
         return -1.0 if self.rule2 == "as_printed" else 1.0
 
-    def slot_values(self, slot_start, slot_end, q, cost, start, runtime, performance=None):
+    def slot_values(
+        self, slot_start, slot_end, q, cost, start, runtime, performance=None, node=None
+    ):
         left, right = self._distances(slot_start, slot_end, start, runtime)
         z = self._base(start, runtime, performance)
         z = z + self.delta1 * (right <= ADJACENT) + self.delta1 * (left <= ADJACENT)
-        return z + self._rule2_sign * self.alpha2 * np.where(np.isinf(right), 0.0, right)
+        z = z + self._rule2_sign * self.alpha2 * np.where(np.isinf(right), 0.0, right)
+        return self._less_cost(z, node, cost, start, runtime)
 
-    def slot_value_bound(self, slot_start, slot_end, q, cost, runtime, lo, hi, performance=None):
+    def slot_value_bound(
+        self, slot_start, slot_end, q, cost, runtime, lo, hi, performance=None, node=None
+    ):
         (left_min, _), (right_min, right_max) = self._distance_ranges(
             slot_start, slot_end, runtime, lo, hi
         )
         z = self._base(lo, runtime, performance)
         z = z + self.delta1 * (right_min <= ADJACENT) + self.delta1 * (left_min <= ADJACENT)
         if self.rule2 == "as_described":  # the bonus is largest at the largest L_right
-            return z + self.alpha2 * np.where(np.isinf(right_max), 0.0, right_max)
-        # The penalty is smallest at the smallest L_right (alpha2 >= 0).
-        return z - self.alpha2 * np.where(np.isinf(right_min), 0.0, np.maximum(right_min, 0.0))
+            z = z + self.alpha2 * np.where(np.isinf(right_max), 0.0, right_max)
+        else:  # the penalty is smallest at the smallest L_right (alpha2 >= 0)
+            z = z - self.alpha2 * np.where(np.isinf(right_min), 0.0, np.maximum(right_min, 0.0))
+        return self._less_cost(z, node, cost, None, runtime)
 
 
 @dataclass(frozen=True)
@@ -395,10 +458,13 @@ class CoP(_Placement):
         roomy = distance > runtime
         return self.delta1 * tight - self.delta1 * awkward + self.delta2 * roomy
 
-    def slot_values(self, slot_start, slot_end, q, cost, start, runtime, performance=None):
+    def slot_values(
+        self, slot_start, slot_end, q, cost, start, runtime, performance=None, node=None
+    ):
         left, right = self._distances(slot_start, slot_end, start, runtime)
         z = self._base(start, runtime, performance)
-        return z + self._side(left, runtime) + self._side(right, runtime)
+        z = z + self._side(left, runtime) + self._side(right, runtime)
+        return self._less_cost(z, node, cost, start, runtime)
 
     def _side_bound(self, low, high, runtime):
         """Exact best of ``_side`` over distances in ``[low, high]``."""
@@ -412,7 +478,10 @@ class CoP(_Placement):
         awkward = (low < e3) & (high > e2)
         return np.maximum(best, np.where(neutral, 0.0, np.where(awkward, -self.delta1, -np.inf)))
 
-    def slot_value_bound(self, slot_start, slot_end, q, cost, runtime, lo, hi, performance=None):
+    def slot_value_bound(
+        self, slot_start, slot_end, q, cost, runtime, lo, hi, performance=None, node=None
+    ):
         left, right = self._distance_ranges(slot_start, slot_end, runtime, lo, hi)
         z = self._base(lo, runtime, performance)
-        return z + self._side_bound(*left, runtime) + self._side_bound(*right, runtime)
+        z = z + self._side_bound(*left, runtime) + self._side_bound(*right, runtime)
+        return self._less_cost(z, node, cost, None, runtime)
