@@ -654,12 +654,16 @@ def report(results, out, no_explore, quiet) -> None:
 @_run_options
 @click.option("--output", "-o", type=_PathNamed(path_type=Path), required=True,
               help="HTML file (works offline).")  # fmt: skip
+@click.option("--colour-by", type=click.Choice(["energy_kwh", "electricity_cost", "carbon_kg"]),
+              help="Colour the jobs by their energy, electricity cost or carbon (a run with a "
+                   "power model) [by job].")  # fmt: skip
 @quiet_option("line naming the file written")
-def explore(results, policy, replication, queue_size, point, output, quiet) -> None:
+def explore(results, policy, replication, queue_size, point, output, colour_by, quiet) -> None:
     """Write an interactive schedule explorer of one run of RESULTS (one HTML file).
 
     A Gantt chart of nodes against time with zoom and pan, a tooltip per job, a click that
-    outlines the jobs a job waited behind, and processors in use and jobs waiting below.
+    outlines the jobs a job waited behind, and processors in use and jobs waiting below;
+    with --colour-by, jobs coloured by their energy, electricity cost or carbon.
     """
     try:
         import bokeh  # noqa: F401
@@ -683,7 +687,8 @@ def explore(results, policy, replication, queue_size, point, output, quiet) -> N
     selection.update({c: one[c].iloc[0] for c in loaded.axes if c in one.columns and c != "policy"})
     try:
         with writing(output):
-            drawn = write_explorer(loaded, output, policy=policy, selection=selection)
+            drawn = write_explorer(loaded, output, policy=policy, selection=selection,
+                                   colour_by=colour_by)  # fmt: skip
     except ExploreError as error:
         raise UserError(results, str(error)) from None
     if not quiet:

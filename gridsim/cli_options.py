@@ -71,6 +71,7 @@ EXAMPLES = {
     "explore": [
         "gridsim explore results/kth --policy easy -o easy.html",
         "gridsim explore results/cp --policy CoP --queue-size 50 -o cop.html",
+        "gridsim explore results/energy --policy MinCarbon --colour-by carbon_kg -o carbon.html",
     ],
     "report": ["gridsim report results/ws -o report", "gridsim report results/a results/b -o ab"],
     "export": [

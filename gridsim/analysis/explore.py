@@ -10,7 +10,8 @@ waited behind -- those that held one of its nodes while it waited, from its subm
 its start -- and a box to find a job by id (``gridsim explore``; the report links one page
 per policy). On nodes with cores, memory and GPUs, jobs can be coloured and filtered by
 resource class and a panel shows the share of every resource in use and of the cores
-stranded (:mod:`gridsim.analysis.explore_resources`).
+stranded (:mod:`gridsim.analysis.explore_resources`); with a power model, jobs can be
+coloured by their energy, electricity cost or carbon (:mod:`gridsim.analysis.explore_energy`).
 
 Why Bokeh: its canvas renderer draws the 70,000 rectangles of the whole KTH-SP2 log (28k
 jobs) in about a second and pans them smoothly (WebGL on a GPU), it indexes glyphs
@@ -34,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gridsim.analysis import explore_resources
+from gridsim.analysis import explore_energy, explore_resources
 from gridsim.analysis.jobflow_metrics import ran
 from gridsim.analysis.resource_metrics import has_resources
 from gridsim.analysis.timelines import Steps, processors_in_use, queue_length
@@ -105,8 +106,13 @@ def explorer_document(
     backend: str = "canvas",
     unavailable: pd.DataFrame | None = None,
     node_capacity: NodeCapacity | None = None,
+    colour_by: str | None = None,
 ) -> Any:
     """The Bokeh document of one run's explorer (see the module docstring).
+
+    ``colour_by``: a jobs table's energy column (``energy_kwh``, ``electricity_cost``,
+    ``carbon_kg``): the jobs are coloured by it on a logarithmic ramp, with its colour bar
+    (ExploreError if the run has no such column).
 
     ``node_capacity``: the cores, memory and GPUs of a run's nodes: its jobs can then be coloured
     and filtered by resource class, and a panel shows every resource's share in use
@@ -143,6 +149,8 @@ def explorer_document(
         raise ExploreError("no job of this run ran on recorded nodes (record_nodes: false "
                            "leaves a replay's nodes out)")  # fmt: skip
     done = done.reset_index(drop=True)
+    if colour_by is not None and (problem := explore_energy.missing_message(done, colour_by)):
+        raise ExploreError(problem)
     shapes = rectangles(done)
     nodes = int(shapes["last"].max()) + 1
     x_type = "datetime" if timeline.dates else "linear"
@@ -169,11 +177,19 @@ def explorer_document(
         "colour": (ids[shapes["row"].to_numpy()] % len(JOB_COLOURS)).astype(np.uint8),
     })  # fmt: skip
     palette = [*JOB_COLOURS, *explore_resources.CLASS_COLOURS]
+    job_codes = ids % len(JOB_COLOURS)
+    if colour_by is not None:  # the ramp after the other colours
+        values = done[colour_by].to_numpy(dtype=np.float64)
+        value_range = explore_energy.value_range(values)
+        job_codes = len(palette) + explore_energy.ramp_codes(values, *value_range)
+        palette += explore_energy.ramp()
+        quads.data["colour"] = quads.data["by_value"] = job_codes[shapes["row"]].astype(np.uint8)
+        gantt.add_layout(explore_energy.colour_bar(colour_by, *value_range), "right")
     mapper = LinearColorMapper(palette=palette, low=-0.5, high=len(palette) - 0.5)
     view = {}
     if on_resources:  # colour codes by job and by class, and a filter by class
         classes = explore_resources.class_codes(done)
-        quads.data["by_job"] = quads.data["colour"]
+        quads.data["by_job"] = (ids[shapes["row"]] % len(JOB_COLOURS)).astype(np.uint8)
         quads.data["by_class"] = (len(JOB_COLOURS) + classes[shapes["row"]]).astype(np.uint8)
         view_filter = BooleanFilter(booleans=[True] * len(shapes))
         view = {"view": CDSView(filter=view_filter)}
@@ -194,16 +210,19 @@ def explorer_document(
     # the schedule as an image (each node's job at each of RASTER_BINS instants) and the
     # panels as means over as many bins, instead of every rectangle and step.
     first_x, last_x = float(quads.data["left"].min()), float(quads.data["right"].max())
-    image = schedule_image(shapes, ids, nodes, timeline, (first_x, last_x))
+    image = schedule_image(shapes, job_codes, palette, nodes, timeline, (first_x, last_x))
     raster = gantt.image_rgba(image=[image], x=first_x, y=-0.5, dw=last_x - first_x, dh=nodes)
     outlines = ColumnDataSource({"left": [], "right": [], "bottom": [], "top": [], "colour": []})
     gantt.quad(source=outlines, left="left", right="right", bottom="bottom", top="top",
                fill_alpha=0, line_color="colour", line_width=2.5)  # fmt: skip
     job_source = ColumnDataSource(_job_columns(done, timeline))
+    if colour_by is not None:
+        job_source.data["value"] = done[colour_by].to_numpy(dtype=np.float64)
     controls = []
     if on_resources:
         job_source.data["resources"] = explore_resources.tooltip_lines(done)
-        controls = explore_resources.class_controls(boxes, quads, view_filter, classes)
+        controls = explore_resources.class_controls(boxes, quads, view_filter, classes,
+                                                    colour_by)  # fmt: skip
     tooltip = Div(text="", visible=False, styles={"position": "fixed", "z-index": "10"},
                   name="gridsim-tooltip")  # fmt: skip
     status = Div(text=_summary(done, jobs), name="gridsim-status")
@@ -250,8 +269,10 @@ def explorer_document(
     arguments = dict(quads=quads, jobs=job_source, outlines=outlines, tooltip=tooltip,
                      gantt=gantt, status=status, search=search, boxes=boxes,
                      raster=raster)  # fmt: skip
+    value_label = explore_energy.COLOURINGS.get(colour_by or "", "").replace(" per job", "")
     setup = CustomJS(args={**arguments, "dates": timeline.dates, "unit": timeline.unit,
-                           "states": list(STATES)}, code=code)  # fmt: skip
+                           "states": list(STATES), "value_label": value_label},
+                     code=code)  # fmt: skip
     gantt.add_tools(HoverTool(renderers=[boxes], tooltips=None, callback=CustomJS(
         args={"setup": setup}, code="setup.execute(null, {hover: cb_data})")))  # fmt: skip
     gantt.add_tools(TapTool(renderers=[boxes], callback=CustomJS(
@@ -277,18 +298,18 @@ def _run_extent(jobs: pd.DataFrame, done: pd.DataFrame) -> tuple[float, float]:
 
 
 def schedule_image(
-    shapes: pd.DataFrame, ids: np.ndarray, nodes: int, timeline: Timeline,
-    extent: tuple[float, float], bins: int = RASTER_BINS,
+    shapes: pd.DataFrame, job_codes: np.ndarray, palette: list[str], nodes: int,
+    timeline: Timeline, extent: tuple[float, float], bins: int = RASTER_BINS,
 ) -> np.ndarray:  # fmt: skip
     """The schedule as an RGBA image, a row per node and a column per instant (the middles
     of ``bins`` equal bins over ``extent``, axis units): the colour of the job holding that
-    node then, white where it is idle."""
+    node then (``palette[job_codes[row]]``), white where it is idle."""
     image = np.full((nodes, bins), 0xFFFFFFFF, dtype=np.uint32)
-    palette = np.array([_rgba(colour) for colour in JOB_COLOURS], dtype=np.uint32)
+    rgba = np.array([_rgba(colour) for colour in palette], dtype=np.uint32)
     middles = extent[0] + (np.arange(bins) + 0.5) * (extent[1] - extent[0]) / bins
     left = np.searchsorted(middles, timeline.axis(shapes["start"].to_numpy()), side="left")
     right = np.searchsorted(middles, timeline.axis(shapes["finish"].to_numpy()), side="left")
-    colours = palette[ids[shapes["row"].to_numpy()] % len(JOB_COLOURS)]
+    colours = rgba[job_codes[shapes["row"].to_numpy()]]
     nodes_of = zip(shapes["first"].to_numpy(), shapes["last"].to_numpy(), strict=True)
     for (first, last), begin, end, colour in zip(nodes_of, left, right, colours, strict=True):
         image[first : last + 1, begin:end] = colour
@@ -336,11 +357,13 @@ def write_explorer(
     policy: str | None = None,
     selection: dict[str, Any] | None = None,
     title: str | None = None,
+    colour_by: str | None = None,
 ) -> int:
     """Write the explorer of one run of ``results`` (a
     :class:`~gridsim.analysis.results.Results`) to ``path``: the run of ``policy`` and the
     ``selection`` (column -> value: replication, queue size, swept values); returns the
-    number of jobs drawn. ValueError when the selection matches no job."""
+    number of jobs drawn; ``colour_by``: an energy column to colour the jobs by. ValueError
+    when the selection matches no job."""
     from bokeh.embed import file_html
     from bokeh.resources import INLINE
 
@@ -364,7 +387,8 @@ def write_explorer(
         unavailable = tasks[tasks["job_id"] < 0]
     layout = explorer_document(jobs, name, timeline, kind.machine_size(scenario, results.runs),
                                unavailable=unavailable,
-                               node_capacity=kind.node_capacity(scenario))  # fmt: skip
+                               node_capacity=kind.node_capacity(scenario),
+                               colour_by=colour_by)  # fmt: skip
     page = file_html(layout, INLINE, title=f"gridsim explore: {name}")
     path.write_text(page, encoding="utf-8")
     return int(ran(jobs).sum())

@@ -58,12 +58,16 @@ def tooltip_lines(done: pd.DataFrame) -> list[str]:
                                                  done["resource_class"], strict=True)]  # fmt: skip
 
 
-def class_controls(boxes: Any, quads: Any, view_filter: Any, classes: np.ndarray) -> list[Any]:
-    """A choice of colour (by job, by resource class) and a box per class to show or hide
-    its jobs' rectangles, each changing the page at once."""
+def class_controls(
+    boxes: Any, quads: Any, view_filter: Any, classes: np.ndarray, colour_by: str | None = None
+) -> list[Any]:
+    """A choice of colour (by job, by resource class, and by the energy column the jobs are
+    coloured by, if any) and a box per class to show or hide its jobs' rectangles, each
+    changing the page at once."""
     from bokeh.models import CheckboxGroup, CustomJS, Div, Select
 
-    colour = Select(title="colour jobs by", options=["job", "resource class"], value="job",
+    options = ["job", "resource class", *([colour_by] if colour_by else [])]
+    colour = Select(title="colour jobs by", options=options, value=colour_by or "job",
                     width=150, name="gridsim-colour")  # fmt: skip
     colour.js_on_change("value", CustomJS(args={"quads": quads}, code=_COLOUR))
     shown = CheckboxGroup(labels=list(RESOURCE_CLASSES), active=[0, 1, 2], inline=True,
@@ -78,7 +82,8 @@ def class_controls(boxes: Any, quads: Any, view_filter: Any, classes: np.ndarray
 #: Swaps the rectangles' colour codes: the job's own, or its class's (after the jobs').
 _COLOUR = """
 const d = Object.assign({}, quads.data)
-d.colour = this.value === "job" ? d.by_job : d.by_class
+d.colour = this.value === "job" ? d.by_job : (this.value === "resource class" ? d.by_class
+                                                                         : d.by_value)
 quads.data = d
 """
 #: Shows the rectangles of the jobs whose class is ticked (classes: per job row).

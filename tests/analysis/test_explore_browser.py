@@ -276,3 +276,40 @@ def test_the_resource_panel_shows_every_resource_s_share_in_use(driver, mixed):
     timeline = resource_timeline(jobs, capacity, True)
     gpus = [t for t in series if t[1] == pytest.approx(list(timeline.utilisation_gpus))]
     assert len(series) == 6 and gpus and max(gpus[0][1]) > 0
+
+
+def test_jobs_are_coloured_by_their_carbon_on_request(driver, tmp_path):
+    """A job flow with a power model and a carbon profile: every rectangle's colour climbs
+    with its job's carbon, the least and the most take the ramp's ends, a colour bar names
+    what it shows and the tooltip gives the job's carbon."""
+    scenario = {
+        "name": "carbon", "kind": "jobflow", "seed": 3, "replications": 1,
+        "environment": {"nodes": 8, "performance": {"low": 1, "high": 4},
+                        "local_load": {"max_utilisation": 0.1},
+                        "power": {"idle_watts": 50, "busy_watts": 120,
+                                  "busy_watts_per_performance": 40},
+                        "carbon_intensity": {"profile": "daily",
+                                             "steps": [[0, 300], [0.03, 120]]}},
+        "jobs": {"n": [1, 4]}, "queue_sizes": [20], "policies": ["CoP"],
+    }  # fmt: skip
+    results = gridsim.run(scenario, out=tmp_path / "results", progress=False)
+    page = tmp_path / "carbon.html"
+    write_explorer(results, page, policy="CoP", selection={"replication": 0},
+                   colour_by="carbon_kg")  # fmt: skip
+    chromium.open_explorer(driver, page)
+    assert chromium.drawn_share(driver) > 0.05
+    data = "e.gantt.renderers.map(r => r.data_source.data).find(d => d.by_value !== undefined)"
+    codes = chromium.explorer(driver, f"Array.from(({data}).colour)")
+    rows = chromium.explorer(driver, f"Array.from(({data}).row)")
+    drawn = results.jobs[results.jobs.start_time.notna()].reset_index(drop=True)
+    carbon = drawn.carbon_kg.to_numpy()[rows]
+    first = 12 + 3  # after the jobs' own colours and the resource classes'
+    assert min(codes) == first and max(codes) == first + 63
+    order = np.argsort(carbon, kind="stable")
+    assert all(np.diff(np.array(codes)[order]) >= 0)  # more carbon, never a lower colour
+    assert _model(driver, "gridsim-colour-bar", "m.title") == "carbon per job (kg CO2)"
+    job_id = _largest(drawn)
+    row = chromium.explorer(driver, f"e.rowOf({job_id})")
+    chromium.move_to(driver, *chromium.explorer(driver, f"e.point({row})"))
+    value = float(drawn.set_index("job_id").carbon_kg[job_id])
+    assert f"carbon (kg CO2) {value:.4g}" in _model(driver, "gridsim-tooltip", "m.text")

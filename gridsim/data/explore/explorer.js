@@ -1,7 +1,7 @@
 // gridsim explore: the interactions of the schedule explorer (gridsim/analysis/explore.py).
 // Called with one of {ready}, {hover}, {tap}, {search}; the state lives in window.gridsimExplorer.
 // Arguments: quads, jobs, outlines, tooltip, gantt, status, search, boxes, raster (Bokeh
-// models), dates, unit, states.
+// models), dates, unit, states, value_label (what jobs.data.value holds, if anything).
 const data = cb_data || {}
 let ex = window.gridsimExplorer
 if (ex === undefined) {
@@ -59,7 +59,8 @@ function describe(row) {
     `submit ${time(j.submit[row])}<br>start ${time(j.start[row])}<br>` +
     `end ${time(j.finish[row])}<br>wait ${duration(j.wait[row])}<br>` +
     `${j.processors[row]} processors: nodes ${j.nodes[row]}<br>` +
-    (j.resources ? `held ${j.resources[row]}<br>` : "") + `cost ${cost}`
+    (j.resources ? `held ${j.resources[row]}<br>` : "") + `cost ${cost}` +
+    (j.value ? `<br>${value_label} ${j.value[row].toPrecision(4)}` : "")
 }
 
 // The jobs that held one of row's nodes while it waited, [submit, start).
