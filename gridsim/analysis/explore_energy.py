@@ -3,7 +3,7 @@
 Consumes one run's jobs table with the energy columns a power model adds
 (:data:`gridsim.energy.accounting.ENERGY_COLUMNS`) and the column asked for; produces what
 :func:`gridsim.analysis.explore.explorer_document` adds to the page: each job's colour code
-on a ramp (:data:`RAMP`, after the jobs' own and the resource classes' colours in one
+on a ramp (:func:`ramp`, after the jobs' own and the resource classes' colours in one
 palette) and the colour bar that reads it.
 
 The ramp is logarithmic: a job's energy is its processors times its run time times a few
