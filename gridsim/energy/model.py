@@ -131,16 +131,30 @@ class EnergyModel:
     def task_quantity(self, which: str, nodes, start, runtime) -> np.ndarray:
         """What tasks on ``nodes`` from ``start`` for ``runtime`` add (arrays broadcast
         against each other): ``energy`` (kWh), ``price`` (electricity, money) or ``carbon``
-        (kg)."""
-        nodes, start, runtime = np.broadcast_arrays(
-            np.asarray(nodes, dtype=np.int64), np.asarray(start, float), np.asarray(runtime, float)
-        )
-        watts = self.busy_watts[nodes]
+        (kg). Each signal is integrated over the times' own shape (a search's matrix of
+        steps x slots has one start and runtime per row), then spread over the nodes."""
+        nodes = np.asarray(nodes, dtype=np.int64)
+        start, runtime = np.broadcast_arrays(np.asarray(start, float), np.asarray(runtime, float))
+        shape = np.broadcast_shapes(nodes.shape, start.shape)
+        watts = np.broadcast_to(self.busy_watts[nodes], shape)
         if which == "energy":
             return watts * runtime / JOULES_PER_KWH
-        flat = self.weighted(which, nodes.ravel(), start.ravel(), (start + runtime).ravel(),
-                             watts.ravel())  # fmt: skip
-        return flat.reshape(nodes.shape)
+        signals, of_node = (
+            (self.price_signals, self.price_of_node)
+            if which == "price"
+            else (self.carbon_signals, self.carbon_of_node)
+        )
+        end = start + runtime
+        if len(signals) == 1:
+            integral = np.broadcast_to(signals[0].integral(start, end), shape)
+        else:
+            index = np.broadcast_to(of_node[nodes], shape)
+            integral = np.empty(shape)
+            for k, signal in enumerate(signals):
+                mine = index == k
+                integral[mine] = np.broadcast_to(signal.integral(start, end), shape)[mine]
+        scale = JOULES_PER_KWH * (GRAMS_PER_KG if which == "carbon" else 1.0)
+        return watts * integral / scale
 
     def task_quantity_floor(self, which: str, nodes, runtime) -> np.ndarray:
         """Never above :meth:`task_quantity` at any start: the node's signal at its lowest
