@@ -204,3 +204,39 @@ def test_the_score_of_a_found_window_is_its_criterion_value(name):
         assert criterion.score(window, profile.nodes) == window.criterion_value
         assert window.cost <= request.budget * (1 + TIE_TOLERANCE)
     assert found >= 4
+
+
+def test_multiple_best_hands_the_power_model_to_an_energy_target():
+    """MultipleBest(target=MinCarbon) takes the alternative of least carbon: it needs a power
+    model (refused without one) and passes the one bound to it on to its target."""
+    from random_instances import random_instance as random_profile
+
+    from gridsim.energy.config import PowerConfig, SignalConfig
+    from gridsim.energy.model import energy_model
+    from gridsim.selection.energy_criteria import needs_energy
+
+    chosen = 0
+    for seed in range(6):
+        profile, request = random_profile(seed)
+        count = len(profile.nodes)
+        performance = np.array([node.performance for node in profile.nodes])
+        carbon = SignalConfig(profile="daily", steps=((0, 300), (0.05, 120)))
+        model = energy_model([PowerConfig(idle_watts=50, busy_watts=100,
+                                          busy_watts_per_performance=30)] * count,
+                             performance, [None] * count, [carbon] * count)  # fmt: skip
+        best = build_criterion({"name": "MultipleBest", "target": "MinCarbon"})
+        assert needs_energy(best)
+        with pytest.raises(ValueError, match="needs a power model"):
+            bind_energy(best, None)
+        best = bind_energy(best, model)
+        window = best.search(profile, request)
+        alternatives = [profile.with_enclosing_slots(w)
+                        for w in best.alternatives(profile, request)]  # fmt: skip
+        if window is None:
+            assert not alternatives
+            continue
+        target = bind_energy(build_criterion("MinCarbon"), model)
+        scores = [target.score(w, profile.nodes) for w in alternatives]
+        assert window.criterion_value == pytest.approx(max(scores), rel=1e-12)
+        chosen += 1
+    assert chosen >= 3

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Annotated, Any, ClassVar
 
 import numpy as np
@@ -56,6 +56,8 @@ class MultipleBest(Criterion):
     target: str = "MaxQ"
     max_alternatives: int = 1000
     first_fit: FirstFitReading = "earliest_start"
+    energy: Any = field(default=None, compare=False, repr=False,
+                        metadata=energy_criteria.BOUND)  # fmt: skip
 
     def __post_init__(self) -> None:
         if self.target not in CRITERIA or self.target == "MultipleBest":
@@ -85,8 +87,18 @@ class MultipleBest(Criterion):
             scratch.reserve(window)
         return found
 
-    def search(self, profile, request):
+    @property
+    def needs_power(self) -> bool:
+        """Whether the target reads the power model (MinEnergy, MinCarbon: bound to it by
+        ``bind_energy`` and handed on to the target)."""
+        return energy_criteria.needs_energy(build_criterion(self.target))
+
+    def _target(self) -> Criterion:
         target = build_criterion(self.target)
+        return energy_criteria.bind_energy(target, self.energy) if self.needs_power else target
+
+    def search(self, profile, request):
+        target = self._target()
         # Alternatives were cut from a profile holding the earlier ones; each is one choice
         # for the job alone, so it is scored by its slots (neighbour distances) in the real
         # profile, the ones the chosen window reports.
@@ -101,7 +113,7 @@ class MultipleBest(Criterion):
         return replace(alternatives[chosen], criterion_value=float(scores[chosen]))
 
     def score(self, window, nodes):
-        return build_criterion(self.target).score(window, nodes)
+        return self._target().score(window, nodes)
 
 
 #: Every built-in criterion by name, in the order ``gridsim policies`` lists them.
