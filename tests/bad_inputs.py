@@ -330,6 +330,9 @@ CASES: list[Case] = [
                   "first_fit"),
     window_search("an unknown FirstFit reading on a policy", "MaxQ]",
                   "{name: MultipleBest, first_fit: last}]", "first_fit"),
+    window_search("MultipleBest over MinCarbon without a power model", "MaxQ]",
+                  "{name: MultipleBest, target: MinCarbon}]",
+                  "policy MultipleBest needs a power model"),
     # Kind jobflow.
     job_flow("a negative time quantum", "queue_sizes:", "time_quantum: -1\nqueue_sizes:",
              "time_quantum"),
