@@ -86,6 +86,13 @@ class EnergyModel:
             and np.all(self.idle_watts == self.idle_watts[0])
         )
 
+    def _signals(self, which: str) -> tuple[tuple[Signal, ...], np.ndarray, float]:
+        """The ``price`` or ``carbon`` signals, each node's index among them, and what turns
+        watts x the signal's integral into money or kg."""
+        if which == "price":
+            return self.price_signals, self.price_of_node, JOULES_PER_KWH
+        return self.carbon_signals, self.carbon_of_node, JOULES_PER_KWH * GRAMS_PER_KG
+
     def busy_kwh(self, nodes, start, end) -> np.ndarray:
         """Energy of tasks on ``nodes`` over ``[start, end]`` (arrays of one length)."""
         nodes = np.asarray(nodes, dtype=np.int64)
@@ -94,11 +101,7 @@ class EnergyModel:
     def weighted(self, which: str, nodes, start, end, watts) -> np.ndarray:
         """``watts x`` the integral of the ``which`` signal (``price`` or ``carbon``) of each
         node over ``[start, end]``: electricity cost (money) or carbon (kg)."""
-        signals, of_node = (
-            (self.price_signals, self.price_of_node)
-            if which == "price"
-            else (self.carbon_signals, self.carbon_of_node)
-        )
+        signals, of_node, scale = self._signals(which)
         nodes = np.asarray(nodes, dtype=np.int64)
         start, end = np.asarray(start, float), np.asarray(end, float)
         integral = np.zeros(len(nodes))
@@ -107,7 +110,6 @@ class EnergyModel:
             mine = index == k
             if mine.any():
                 integral[mine] = signal.integral(start[mine], end[mine])
-        scale = JOULES_PER_KWH * (GRAMS_PER_KG if which == "carbon" else 1.0)
         return np.asarray(watts, float) * integral / scale
 
     def task_accounts(self, nodes, start, end) -> dict[str, np.ndarray]:
@@ -139,11 +141,7 @@ class EnergyModel:
         watts = np.broadcast_to(self.busy_watts[nodes], shape)
         if which == "energy":
             return watts * runtime / JOULES_PER_KWH
-        signals, of_node = (
-            (self.price_signals, self.price_of_node)
-            if which == "price"
-            else (self.carbon_signals, self.carbon_of_node)
-        )
+        signals, of_node, scale = self._signals(which)
         end = start + runtime
         if len(signals) == 1:
             integral = np.broadcast_to(signals[0].integral(start, end), shape)
@@ -153,7 +151,6 @@ class EnergyModel:
             for k, signal in enumerate(signals):
                 mine = index == k
                 integral[mine] = np.broadcast_to(signal.integral(start, end), shape)[mine]
-        scale = JOULES_PER_KWH * (GRAMS_PER_KG if which == "carbon" else 1.0)
         return watts * integral / scale
 
     def task_quantity_floor(self, which: str, nodes, runtime) -> np.ndarray:
@@ -165,13 +162,8 @@ class EnergyModel:
         watts = self.busy_watts[nodes]
         if which == "energy":
             return watts * runtime / JOULES_PER_KWH
-        signals, of_node = (
-            (self.price_signals, self.price_of_node)
-            if which == "price"
-            else (self.carbon_signals, self.carbon_of_node)
-        )
+        signals, of_node, scale = self._signals(which)
         lowest = np.array([float(signal.values.min()) for signal in signals])[of_node[nodes]]
-        scale = JOULES_PER_KWH * (GRAMS_PER_KG if which == "carbon" else 1.0)
         return watts * lowest * runtime / scale * (1.0 - 1e-12)
 
 
