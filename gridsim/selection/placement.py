@@ -23,6 +23,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from gridsim.core import search as compiled_search
+from gridsim.selection import cost_terms
 from gridsim.selection.criteria import FirstFit, MinFinish, SlotCriterion
 from gridsim.selection.energy_criteria import BOUND
 from gridsim.selection.steps import Step, choose_cheapest
@@ -233,20 +234,13 @@ class BFshort(BFfinish):
         return find_window(profile.slot_table(), shorter, self)
 
 
-#: A cost term's weights and what each weighs (:meth:`EnergyModel.task_quantity`).
-POWER_WEIGHTS = (("energy_weight", "energy"), ("electricity_weight", "price"),
-                 ("carbon_weight", "carbon"))  # fmt: skip
-
-
 @dataclass(frozen=True)
 class _Placement(SlotCriterion):
     """Finish time plus node-performance and neighbour-distance amendments (items 2-3).
 
-    An optional cost term, not in [TY20] (off by default): each slot's ``z`` less
-    ``price_weight x`` its task's cost (node price x runtime, the jobs table's ``cost``),
-    ``energy_weight x`` its busy energy (kWh), ``electricity_weight x`` its electricity
-    cost and ``carbon_weight x`` its carbon (kg) over the window's span (docs/energy.md).
-    The weights are time units per unit of each, as ``z`` is a finish time.
+    An optional cost term, not in [TY20], off by default (:mod:`~gridsim.selection.cost_terms`):
+    ``price_weight``, ``energy_weight``, ``electricity_weight`` and ``carbon_weight`` times
+    each slot task's cost, energy (kWh), electricity cost and carbon (kg).
     """
 
     alpha1: float = 0.1
@@ -263,8 +257,7 @@ class _Placement(SlotCriterion):
     energy: Any = field(default=None, compare=False, repr=False, metadata=BOUND)
 
     def __post_init__(self) -> None:
-        for field_name in ("alpha1", "alpha2", "delta1", "delta2", "price_weight",
-                           *(name for name, _ in POWER_WEIGHTS)):  # fmt: skip
+        for field_name in ("alpha1", "alpha2", "delta1", "delta2", *cost_terms.WEIGHTS):
             if not getattr(self, field_name) >= 0:
                 raise ValueError(f"{field_name} must be >= 0, got {getattr(self, field_name)}")
         if not 0 <= self.epsilon1 <= self.epsilon2 <= self.epsilon3 <= 1:
@@ -281,42 +274,19 @@ class _Placement(SlotCriterion):
     @property
     def needs_power(self) -> bool:
         """Whether the cost term reads the power model (bound by ``bind_energy``)."""
-        return any(getattr(self, name) > 0 for name, _ in POWER_WEIGHTS)
+        return cost_terms.needs_power(self)
 
     @property
     def reads_nodes(self) -> bool:
         return self.needs_power
 
-    @property
-    def has_cost_term(self) -> bool:
-        return self.price_weight > 0 or self.needs_power
-
     def _base(self, start, runtime, performance):
         return -(start + runtime) - self.alpha1 * performance
-
-    def _less_cost(self, z, node, cost, start, runtime):
-        """``z`` less the cost term of tasks from ``start`` (``start=None``: the least the
-        term can be at any start, for a bound); ``z`` itself without a term."""
-        if not self.has_cost_term:
-            return z
-        if self.price_weight > 0:
-            z = z - self.price_weight * cost
-        for name, which in POWER_WEIGHTS:
-            weight = getattr(self, name)
-            if weight > 0:
-                if self.energy is None:
-                    raise ValueError(f"{self.label} needs a power model (docs/energy.md)")
-                if start is None:
-                    spent = self.energy.task_quantity_floor(which, node, runtime)
-                else:
-                    spent = self.energy.task_quantity(which, node, start, runtime)
-                z = z - weight * spent
-        return z
 
     def _compiled(self):
         """The compiled kernels for CoP and PAST themselves (a subclass, or a cost term:
         the Python path)."""
-        plain = type(self) in (CoP, PAST) and not self.has_cost_term
+        plain = type(self) in (CoP, PAST) and not cost_terms.has_cost_term(self)
         return compiled_search.compiled() if plain else None
 
     def sigma_bounds(self, slots, sigmas, runtimes, request, joinable):
@@ -419,7 +389,7 @@ class PAST(_Placement):
         z = self._base(start, runtime, performance)
         z = z + self.delta1 * (right <= ADJACENT) + self.delta1 * (left <= ADJACENT)
         z = z + self._rule2_sign * self.alpha2 * np.where(np.isinf(right), 0.0, right)
-        return self._less_cost(z, node, cost, start, runtime)
+        return cost_terms.less_cost(self, z, node, cost, start, runtime)
 
     def slot_value_bound(
         self, slot_start, slot_end, q, cost, runtime, lo, hi, performance=None, node=None
@@ -433,7 +403,7 @@ class PAST(_Placement):
             z = z + self.alpha2 * np.where(np.isinf(right_max), 0.0, right_max)
         else:  # the penalty is smallest at the smallest L_right (alpha2 >= 0)
             z = z - self.alpha2 * np.where(np.isinf(right_min), 0.0, np.maximum(right_min, 0.0))
-        return self._less_cost(z, node, cost, None, runtime)
+        return cost_terms.less_cost(self, z, node, cost, None, runtime)
 
 
 @dataclass(frozen=True)
@@ -464,7 +434,7 @@ class CoP(_Placement):
         left, right = self._distances(slot_start, slot_end, start, runtime)
         z = self._base(start, runtime, performance)
         z = z + self._side(left, runtime) + self._side(right, runtime)
-        return self._less_cost(z, node, cost, start, runtime)
+        return cost_terms.less_cost(self, z, node, cost, start, runtime)
 
     def _side_bound(self, low, high, runtime):
         """Exact best of ``_side`` over distances in ``[low, high]``."""
@@ -484,4 +454,4 @@ class CoP(_Placement):
         left, right = self._distance_ranges(slot_start, slot_end, runtime, lo, hi)
         z = self._base(lo, runtime, performance)
         z = z + self._side_bound(*left, runtime) + self._side_bound(*right, runtime)
-        return self._less_cost(z, node, cost, None, runtime)
+        return cost_terms.less_cost(self, z, node, cost, None, runtime)
