@@ -57,6 +57,7 @@ from gridsim.plugins import GROUPS, PluginLoadError, check_contract, find_class,
 from gridsim.scheduling.backfilling import ConservativeBackfilling, ReservationPlanner, earlier
 from gridsim.scheduling.earlier_windows import may_start_at
 from gridsim.scheduling.guard import GuardedScheduler
+from gridsim.scheduling.resource_profile import PowerLimit
 from gridsim.selection.guard import GuardedCriterion
 
 SchedulerName = Literal["fcfs", "easy", "conservative"]
@@ -76,7 +77,7 @@ class _QueuePlanner(ReservationPlanner):
     def _search(self, job: Job, request: Request) -> Window | None:
         """The criterion's window for ``job``; notes the volume the criterion searched with
         (runtime times the slowest node's performance: BFshort shortens the job's own)."""
-        window = self.criterion.search(self.profile, request)
+        window = self.search(request)
         if window is not None:
             slowest = min(self.nodes[i].performance for i in window.nodes)
             self._volumes[job.id] = window.runtime * slowest
@@ -119,7 +120,10 @@ class _QueuePlanner(ReservationPlanner):
         return self._eligible[min_performance]
 
     def _feasible(self, job: Job, now: float) -> bool:
-        """Some window fits the job (with no budget: it has enough eligible nodes)."""
+        """Some window fits the job (with no budget: it has enough eligible nodes, and
+        under a power cap nodes that draw little enough)."""
+        if self.over_power_cap(job):
+            return False
         if math.isinf(job.budget) and job.nodes_allowed is None:
             return len(self._eligible_nodes(job.min_performance)) >= job.n
         return self._search(job, job.request(now)) is not None
@@ -185,7 +189,7 @@ class FcfsReservations(_QueuePlanner):
         planned: Changes = {}
         rejected = []
         for job in new:
-            window = self._choose(job, now, None, floor)
+            window = None if self.over_power_cap(job) else self._choose(job, now, None, floor)
             if window is None:
                 rejected.append(job)
                 continue
@@ -363,14 +367,20 @@ def build_planner(
     busy: Sequence[Iterable[tuple[float, float]]],
     criterion,
     priority: Priority = "fcfs",
+    power: PowerLimit | None = None,
 ):
     """The node-level planner ``name`` names: ``fcfs``, ``easy``, ``conservative``, or a
     plugin (``package.module:Class`` or a ``gridsim.schedulers`` entry point, optionally
     ``{name: ..., <parameter>: ...}``), which comes back guarded
     (:class:`~gridsim.scheduling.guard.GuardedScheduler`), as does any planner driving a plugin
-    criterion.
+    criterion. ``power``: a cap on the busy power, which the built-in planners plan under.
     """
     cls, params, origin = scheduler_class(name)
+    if power is not None:
+        if origin is not None:
+            raise ValueError(f"scheduler {origin}: only the built-in planners plan under a "
+                             "power cap")  # fmt: skip
+        params["power"] = power
     planner = cls(nodes, busy, criterion, priority, **params)
     if origin is not None:
         return GuardedScheduler(planner, origin)
