@@ -129,12 +129,15 @@ class CappedProfile(Profile):
         """What a window on ``nodes`` draws (milliwatts)."""
         return int(self.node_mw[list(nodes)].sum())
 
+    def fits(self, window: Window) -> bool:
+        """Whether the window's watts fit what the plan allows over its span."""
+        return self.plan.fits(window.start, window.finish, self.draw_mw(window.nodes))
+
     def reserve(self, window: Window) -> None:
-        draw = self.draw_mw(window.nodes)
-        if not self.plan.fits(window.start, window.finish, draw):
+        if not self.fits(window):
             raise ValueError(f"window on nodes {window.nodes} at {window.start} exceeds the cap")
         super().reserve(window)
-        self.plan.add(window.start, window.finish, draw)
+        self.plan.add(window.start, window.finish, self.draw_mw(window.nodes))
 
     def release_updating_table(self, intervals: Iterable[tuple[int, float, float]]) -> None:
         intervals = list(intervals)
@@ -186,7 +189,7 @@ def capped_search(criterion, profile: CappedProfile, request: Request) -> Window
         window = criterion.search(profile, replace(request, earliest_start=earliest))
         if window is None:
             return None
-        if profile.plan.fits(window.start, window.finish, profile.draw_mw(window.nodes)):
+        if profile.fits(window):
             return window
         later = profile.next_change(window.start)
         if later is None:

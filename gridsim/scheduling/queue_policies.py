@@ -57,6 +57,7 @@ from gridsim.plugins import GROUPS, PluginLoadError, check_contract, find_class,
 from gridsim.scheduling.backfilling import ConservativeBackfilling, ReservationPlanner, earlier
 from gridsim.scheduling.earlier_windows import may_start_at
 from gridsim.scheduling.guard import GuardedScheduler
+from gridsim.scheduling.power_plan import CappedProfile
 from gridsim.scheduling.resource_profile import PowerLimit
 from gridsim.selection.guard import GuardedCriterion
 
@@ -91,7 +92,10 @@ class _QueuePlanner(ReservationPlanner):
         return old
 
     def _is_free(self, window: Window) -> bool:
-        return all(self.profile.is_free(i, window.start, window.finish) for i in window.nodes)
+        """Whether the window's nodes are free over it (and its watts fit, under a cap)."""
+        if not all(self.profile.is_free(i, window.start, window.finish) for i in window.nodes):
+            return False
+        return not isinstance(self.profile, CappedProfile) or self.profile.fits(window)
 
     def _choose(
         self, job: Job, now: float, old: Window | None, floor: float = -math.inf
