@@ -89,9 +89,12 @@ def edited(text: str, old: str, new: str) -> str:
     return text.replace(old, new)
 
 
-CAPPED_FLOW = edited(JOB_FLOW, "local_load: {max_utilisation: 0}",
-                     "local_load: {max_utilisation: 0}, power: {idle_watts: 1, busy_watts: 2}, "
-                     "power_cap: {value: 100}")
+CAPPED_FLOW = edited(
+    JOB_FLOW,
+    "local_load: {max_utilisation: 0}",
+    "local_load: {max_utilisation: 0}, power: {idle_watts: 1, busy_watts: 2}, "
+    "power_cap: {value: 100}",
+)
 
 
 def log_with(line: str, replace: int = 2) -> str:

@@ -20,9 +20,8 @@ from energy_checker import cap_problems
 from reference_window_search import reference_search
 
 from gridsim.energy.cap import power_limit
-from gridsim.energy.config import SignalConfig
+from gridsim.energy.config import PowerConfig, SignalConfig
 from gridsim.energy.model import energy_model
-from gridsim.energy.config import PowerConfig
 from gridsim.model import Job, Node, Request
 from gridsim.profile import Profile
 from gridsim.scheduling.power_plan import CappedProfile, capped_search, least_draw_nodes
