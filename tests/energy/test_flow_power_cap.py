@@ -16,12 +16,16 @@ import math
 
 import numpy as np
 import pytest
+import yaml
 from energy_checker import cap_problems
 from reference_window_search import reference_search
 
+from gridsim.bundled_scenarios import FOLDER
 from gridsim.energy.cap import power_limit
 from gridsim.energy.config import PowerConfig, SignalConfig
 from gridsim.energy.model import energy_model
+from gridsim.experiments.jobflow import JobFlowScenario, run_replication
+from gridsim.experiments.runner import replication_seed
 from gridsim.model import Job, Node, Request
 from gridsim.profile import Profile
 from gridsim.scheduling.power_plan import CappedProfile, capped_search, least_draw_nodes
@@ -217,3 +221,47 @@ def test_a_job_the_cap_never_lets_in_is_rejected_with_its_reason():
     table, _ = _run(instance, "BFfinish", "conservative", SignalConfig(value=400))
     assert list(table.final_state) == ["rejected", "finished"]
     assert "power cap" in table.reason.iloc[0]
+
+
+# -- the study --------------------------------------------------------------------------------
+
+
+def _study(queue_size: int | None, replications: int):
+    """The bundled study's runs (``queue_size`` jobs of each replication, if given) and, per
+    cap, its jobs and node watts."""
+    document = yaml.safe_load((FOLDER / "energy-capped-flow.yaml").read_text())
+    caps = document.pop("sweep")["environment.power_cap"]
+    if queue_size is not None:
+        document["queue_sizes"] = [queue_size]
+    power = PowerConfig(**document["environment"]["power"])
+    for cap in caps:
+        document["environment"]["power_cap"] = cap
+        scenario = JobFlowScenario.model_validate(document)
+        for replication in range(replications):
+            tables = run_replication(scenario, replication,
+                                     replication_seed(scenario.seed, replication))  # fmt: skip
+            yield SignalConfig(**cap), tables, power
+
+
+def _check_study(queue_size: int | None, replications: int) -> None:
+    binding = 0
+    for cap, tables, power in _study(queue_size, replications):
+        tasks = tables["tasks"]
+        for policy, jobs in tables["jobs"].groupby("policy"):
+            mine = tasks[(tasks.policy == policy) & (tasks.kind != "local_load")]
+            watts = {int(n): float(power.busy_at(p))
+                     for n, p in zip(mine.node, mine.performance, strict=True)}  # fmt: skip
+            assert cap_problems(jobs, watts, cap) == []
+            assert (jobs.final_state == "finished").all()  # every job fits every cap
+            binding += cap_problems(jobs, watts, SignalConfig(value=4500)) != []
+    assert binding  # the uncapped and night-time runs draw more than the day cap
+
+
+def test_a_cut_down_study_never_exceeds_its_caps():
+    _check_study(queue_size=80, replications=1)
+
+
+@pytest.mark.slow
+def test_the_whole_study_never_exceeds_its_caps():
+    document = yaml.safe_load((FOLDER / "energy-capped-flow.yaml").read_text())
+    _check_study(queue_size=None, replications=document["replications"])
