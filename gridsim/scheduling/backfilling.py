@@ -108,10 +108,14 @@ class ReservationPlanner:
         self.first_promised: dict[int, float] = {}
         self.delays: dict[int, float] = {}
 
-    def search(self, request: Request) -> Window | None:
-        """The criterion's window for ``request`` in the profile (under the cap, if any)."""
+    def search(self, request: Request, before: float = math.inf) -> Window | None:
+        """The criterion's window for ``request`` in the profile (under the cap, if any).
+
+        ``before``: the caller takes the window only if it starts no later (a re-planned
+        job keeps its own otherwise); under a cap the search may then stop early and return
+        None (:func:`~gridsim.scheduling.power_plan.capped_search`)."""
         if isinstance(self.profile, CappedProfile):
-            return capped_search(self.criterion, self.profile, request)
+            return capped_search(self.criterion, self.profile, request, before)
         return self.criterion.search(self.profile, request)
 
     def over_power_cap(self, job: Job) -> bool:
@@ -266,7 +270,7 @@ class ConservativeBackfilling(ReservationPlanner):
             if not self._may_move_earlier(self.jobs[job_id], old, now):
                 continue  # the search could only give a window that is not earlier
             self.profile.release_window(old)
-            new = self.search(self.jobs[job_id].request(now))
+            new = self.search(self.jobs[job_id].request(now), old.start + TIME_TOLERANCE)
             if new is not None and earlier(new, old):
                 self.profile.reserve(new)
                 self.reservations[job_id] = new

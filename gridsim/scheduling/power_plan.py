@@ -41,9 +41,9 @@ class PowerPlan:
 
     def __init__(self, limit: PowerLimit, now: float) -> None:
         later = [i for i, t in enumerate(limit.times) if t > now]
-        first = (later[0] if later else len(limit.times)) - 1
-        if first < 0:
-            raise ValueError(f"the power cap starts at {limit.times[0]}, after {now}")
+        # Before its first step (a log's first submission) the cap's first value holds.
+        first = max((later[0] if later else len(limit.times)) - 1, 0)
+        later = [i for i in later if i > first]
         self.times: list[float] = [now]
         self.free_mw: list[int] = [int(limit.cap_mw[first])]
         for i in later:
@@ -68,6 +68,11 @@ class PowerPlan:
         """Whether ``draw_mw`` more fits every instant of ``[start, end)``."""
         i, j = self._step_at(start), max(bisect_left(self.times, end), self._step_at(start) + 1)
         return min(self.free_mw[i:j]) >= draw_mw
+
+    def most_free(self, first: float, last: float) -> int:
+        """The most milliwatts free at any instant of ``[first, last]``."""
+        i, j = self._step_at(first), self._step_at(last)
+        return max(self.free_mw[i : j + 1])
 
     def add(self, start: float, end: float, draw_mw: int, sign: int = 1) -> None:
         """Plan ``draw_mw`` over ``[start, end)`` (give it back with ``sign=-1``).
@@ -181,13 +186,21 @@ def fits_lowest_cap(profile: CappedProfile, request: Request) -> bool:
     return len(nodes) == request.n and profile.draw_mw(nodes) <= profile.plan.lowest_mw
 
 
-def capped_search(criterion, profile: CappedProfile, request: Request) -> Window | None:
+def capped_search(
+    criterion, profile: CappedProfile, request: Request, before: float = math.inf
+) -> Window | None:
     """The criterion's window for ``request`` under the cap (the rule of the module
-    docstring); None if the criterion finds none, or the last resort breaks the budget."""
+    docstring); None if the criterion finds none, or the last resort breaks the budget.
+
+    ``before``: a planner that keeps a job's window unless the new one starts no later than
+    ``before`` stops the search (None) as soon as it could only give a later start."""
     earliest = request.earliest_start
-    while True:
+    least = profile.draw_mw(least_draw_nodes(profile, request)) if before < math.inf else 0
+    while earliest <= before:
+        if profile.plan.most_free(earliest, before) < least:
+            return None  # no window starting by ``before`` can fit, whatever its nodes
         window = criterion.search(profile, replace(request, earliest_start=earliest))
-        if window is None:
+        if window is None or window.start > before:
             return None
         if profile.fits(window):
             return window
@@ -195,6 +208,7 @@ def capped_search(criterion, profile: CappedProfile, request: Request) -> Window
         if later is None:
             return _least_draw_window(profile, request, window.start)
         earliest = later
+    return None
 
 
 def _least_draw_window(profile: CappedProfile, request: Request, start: float) -> Window | None:

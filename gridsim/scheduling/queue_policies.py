@@ -75,10 +75,11 @@ class _QueuePlanner(ReservationPlanner):
         self._eligible: dict[float, list[Node]] = {}
         self._volumes: dict[int, float] = {}
 
-    def _search(self, job: Job, request: Request) -> Window | None:
+    def _search(self, job: Job, request: Request, before: float = math.inf) -> Window | None:
         """The criterion's window for ``job``; notes the volume the criterion searched with
-        (runtime times the slowest node's performance: BFshort shortens the job's own)."""
-        window = self.search(request)
+        (runtime times the slowest node's performance: BFshort shortens the job's own).
+        ``before``: as :meth:`ReservationPlanner.search`."""
+        window = self.search(request, before)
         if window is not None:
             slowest = min(self.nodes[i].performance for i in window.nodes)
             self._volumes[job.id] = window.runtime * slowest
@@ -113,7 +114,7 @@ class _QueuePlanner(ReservationPlanner):
             return old  # the job is starting
         if not self._may_move_earlier(job, old, request.earliest_start):
             return old  # the search could only confirm it
-        new = self._search(job, request)
+        new = self._search(job, request, old.start + TIME_TOLERANCE)
         return new if new is not None and earlier(new, old) else old
 
     def _eligible_nodes(self, min_performance: float) -> list[Node]:
