@@ -439,19 +439,15 @@ CASES: list[Case] = [
     scenario("swf_replay", "a power cap without a power model",
              SWF_REPLAY + "platform: {power_cap: {value: 500}}\n", "power_cap",
              files={"log.swf": GOOD_LOG}),
-    scenario("swf_replay", "a power cap on nodes of different performance", SWF_REPLAY
-             + "platform: {power: {idle_watts: 1, busy_watts: 2}, power_cap: {value: 9}, "
-             "node_classes: [{count: 4}, {count: 4, performance: 2}]}\n", "platform.power_cap",
-             files={"log.swf": GOOD_LOG}),
     scenario("swf_replay", "a power cap with jobs running past their estimate",
              edited(SWF_REPLAY, "{path: log.swf}", "{path: log.swf, mapping: {on_overrun: run}}")
              + "platform: {power: {idle_watts: 1, busy_watts: 2}, power_cap: {value: 9}}\n",
              "platform.power_cap", files={"log.swf": log_with(
                  "1 10 -1 100 2 -1 -1 2 50 -1 1 1 1 -1 -1 -1 -1 -1\n", replace=0)}),
-    scenario("swf_replay", "a power cap with one task per node", SWF_REPLAY
-             + "platform: {power: {idle_watts: 1, busy_watts: 2}, power_cap: {value: 9}, "
-             "resource_planning: one_task_per_node}\n", "power_cap",
-             files={"log.swf": GOOD_LOG}),
+    scenario("swf_replay", "a power cap below every job's draw on nodes of different "
+             "performance", SWF_REPLAY + "platform: {power: {idle_watts: 1, busy_watts: 2}, "
+             "power_cap: {value: 1}, node_classes: [{count: 4}, {count: 4, performance: 2}]}\n",
+             "platform.power_cap", files={"log.swf": GOOD_LOG}),
     scenario("swf_replay", "a power cap below every job's draw", SWF_REPLAY
              + "platform: {power: {idle_watts: 1, busy_watts: 2}, power_cap: {value: 1}}\n",
              "platform.power_cap", files={"log.swf": GOOD_LOG}),

@@ -93,6 +93,13 @@ def task_nodes(log: WorkloadLog, platform: LogPlatform, requests: list[ResourceR
     return jobs, [task for task, fit in zip(tasks, fits, strict=True) if fit]
 
 
+def processor_tasks(jobs: pd.DataFrame, platform: LogPlatform) -> list[TaskNodes]:
+    """A processor-only log's jobs as the node-level replay places them: one task per
+    processor, on any node."""
+    every = tuple(range(len(platform)))
+    return [TaskNodes(int(n), (1, 0, 0), every) for n in jobs.processors]
+
+
 def _tasks(request: ResourceRequest, capacity: np.ndarray) -> TaskNodes:
     able = (capacity >= np.asarray(request.unit, dtype=np.int64)).all(axis=1)
     return TaskNodes(request.units, request.unit, tuple(np.flatnonzero(able).tolist()))
