@@ -75,7 +75,7 @@ def capped_pairs(jobs: int) -> dict:
     import yaml
 
     document = yaml.safe_load(bundled()["energy-capped-flow"].read_text())
-    free, constant, day_night = document["sweep"]["environment.power_cap"]
+    day_night, constant, free = document["sweep"]["environment.power_cap"]
     pairs = {}
     for cap_name, cap in (("5 kW", constant), ("day/night", day_night)):
         for name in ("BFfinish", "CoP", "MinCost"):
