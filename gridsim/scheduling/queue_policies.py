@@ -99,22 +99,29 @@ class _QueuePlanner(ReservationPlanner):
         return not isinstance(self.profile, CappedProfile) or self.profile.fits(window)
 
     def _choose(
-        self, job: Job, now: float, old: Window | None, floor: float = -math.inf
+        self,
+        job: Job,
+        now: float,
+        old: Window | None,
+        floor: float = -math.inf,
+        before: float = math.inf,
     ) -> Window | None:
         """The criterion's window for ``job`` starting no earlier than ``floor``, or ``old``
         if it is still free, starts no earlier than ``floor`` and the new one is not earlier.
         A free ``old`` that starts now is kept as it is: the job is as good as started.
+        ``before``: the caller uses a new window only if it starts by then (under a cap the
+        search may then stop early, :meth:`ReservationPlanner.search`).
         """
         request = job.request(now)
         if floor > request.earliest_start:
             request = replace(request, earliest_start=floor)
         if old is None or old.start < floor - TIME_TOLERANCE or not self._is_free(old):
-            return self._search(job, request)
+            return self._search(job, request, before)
         if old.start <= now + TIME_TOLERANCE:
             return old  # the job is starting
         if not self._may_move_earlier(job, old, request.earliest_start):
             return old  # the search could only confirm it
-        new = self._search(job, request, old.start + TIME_TOLERANCE)
+        new = self._search(job, request, min(before, old.start + TIME_TOLERANCE))
         return new if new is not None and earlier(new, old) else old
 
     def _eligible_nodes(self, min_performance: float) -> list[Node]:
@@ -279,10 +286,12 @@ class EasyBackfilling(_QueuePlanner):
                 continue  # no window can start now: skip the searches
             if self.head is not None and previous is None and not self._may_start_now(job, now):
                 continue  # neither search could give a window starting now
-            window = self._choose(job, now, previous)
-            if window is None:  # cannot happen with an infinite horizon: it fitted before
+            # Behind a head only a window starting now is of use.
+            before = math.inf if self.head is None else now + TIME_TOLERANCE
+            window = self._choose(job, now, previous, before=before)
+            if window is None and self.head is None:  # an infinite horizon: it fitted before
                 raise RuntimeError(f"job {job.id} has no window although it fitted before")
-            if window.start <= now + TIME_TOLERANCE:
+            if window is not None and window.start <= now + TIME_TOLERANCE:
                 self._hold(job.id, window, previous)
             elif self.head is None:
                 self.head = job.id
@@ -305,10 +314,10 @@ class EasyBackfilling(_QueuePlanner):
         head = self.jobs[self.head]
         head_window = self.reservations[head.id]
         self.profile.release_window(head_window)
-        window = self._search(job, job.request(now))
+        window = self._search(job, job.request(now), now + TIME_TOLERANCE)
         if window is not None and window.start <= now + TIME_TOLERANCE:
             self.profile.reserve(window)
-            moved = self._choose(head, now, head_window)
+            moved = self._choose(head, now, head_window, before=head_window.start + TIME_TOLERANCE)
             if (
                 moved is not None
                 and moved.start <= head_window.start + TIME_TOLERANCE

@@ -28,6 +28,7 @@ from gridsim.experiments.jobflow import JobFlowScenario, run_replication
 from gridsim.experiments.runner import replication_seed
 from gridsim.model import Job, Node, Request
 from gridsim.profile import Profile
+from gridsim.scheduling.backfilling import ReservationPlanner
 from gridsim.scheduling.power_plan import CappedProfile, capped_search, least_draw_nodes
 from gridsim.scheduling.resource_profile import PowerLimit
 from gridsim.selection.registry import build_criterion
@@ -265,3 +266,16 @@ def test_a_cut_down_study_never_exceeds_its_caps():
 def test_the_whole_study_never_exceeds_its_caps():
     document = yaml.safe_load((FOLDER / "energy-capped-flow.yaml").read_text())
     _check_study(queue_size=None, replications=document["replications"])
+
+
+@pytest.mark.parametrize("scheduler", ["conservative", "easy", "fcfs"])
+def test_early_stops_give_the_schedules_of_the_whole_capped_search(scheduler, monkeypatch):
+    """A planner that uses a window only if it starts by some time lets the capped search
+    stop there (``before``); searching on instead changes no schedule."""
+    instance = _flow(np.random.default_rng(33))
+    stopped = [_run(instance, policy, scheduler, CAPS[1])[0] for policy in ("BFfinish", "CoP")]
+    search = ReservationPlanner.search
+    monkeypatch.setattr(ReservationPlanner, "search",
+                        lambda self, request, before=math.inf: search(self, request))  # fmt: skip
+    for policy, early in zip(("BFfinish", "CoP"), stopped, strict=True):
+        assert _run(instance, policy, scheduler, CAPS[1])[0].equals(early)
