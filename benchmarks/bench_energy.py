@@ -3,7 +3,7 @@
 Run on demand (not in the tests):
 
     nice python benchmarks/bench_energy.py [--repeat 3] [--jobs 300] [--kth-jobs 0]
-                                           [--only capped]
+                                           [--only capped|node-cap]
 
 Contenders, interleaved repetition by repetition, processor time (medians of ``--repeat``):
 
@@ -19,7 +19,10 @@ Contenders, interleaved repetition by repetition, processor time (medians of ``-
   binding caps, with and without the tariff and the carbon profile (the power model and the
   cap kept: a cap needs them); MinCarbon against BFfinish without signals, as above. And,
   with signals, each policy under the 5 kW cap against the same run without a cap: what
-  planning under the cap costs.
+  planning under the cap costs;
+* the bundled first 300 jobs of KTH-SP2 on ``swf-replay-kth-nodes``'s 60 reference and 40
+  faster nodes (200 W and 330 W busy) under BFfinish, a node-level replay per scheduler,
+  without a cap against a constant 15 kW cap that binds.
 
 Prints each ratio to its signal-free contender; the target is at most 1.5x.
 """
@@ -95,6 +98,32 @@ def capped_pairs(jobs: int) -> dict:
     return pairs
 
 
+def node_cap_pairs(jobs: int) -> dict:
+    """The node-level replay without and under a cap, per scheduler (module docstring)."""
+    import yaml
+
+    document = yaml.safe_load(bundled()["swf-replay-kth-nodes"].read_text())
+    document.pop("sweep")
+    document["workload"]["max_jobs"] = jobs
+    document.update(policy="BFfinish", progress=False, record_nodes=True)
+    fast, reference = (
+        document["platform"]["node_classes"][0],
+        document["platform"]["node_classes"][1],
+    )
+    fast["power"] = {"idle_watts": 90, "busy_watts": 200}
+    reference["power"] = {"idle_watts": 100, "busy_watts": 330}
+    pairs = {}
+    for scheduler in ("fcfs", "easy", "conservative"):
+        runs = []
+        for cap in (None, {"value": 15000}):
+            one = copy.deepcopy(document)
+            one["schedulers"] = [scheduler]
+            one["platform"]["power_cap"] = cap
+            runs.append(load_scenario(one))
+        pairs[f"node-level {scheduler}, 15 kW cap vs none"] = tuple(runs)
+    return pairs
+
+
 def kth(energy: bool, jobs: int):
     document = {
         "name": "kth-energy", "kind": "swf_replay", "progress": False, "schedulers": ["easy"],
@@ -119,11 +148,18 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=300)
     parser.add_argument("--kth-jobs", type=int, default=0, help="0: the whole log")
-    parser.add_argument("--only", choices=["capped"], help="only the capped study")
+    parser.add_argument(
+        "--only",
+        choices=["capped", "node-cap"],
+        help="only the capped study, or only the node-level capped replays",
+    )
     options = parser.parse_args()
     print("load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg()), flush=True)
     if options.only == "capped":
         compare(capped_pairs(options.jobs), options.repeat)
+        return
+    if options.only == "node-cap":
+        compare(node_cap_pairs(options.jobs), options.repeat)
         return
     import yaml
 
@@ -137,6 +173,7 @@ def main() -> None:
         pairs["study BFfinish"][0], study(document, "MinCarbon", True, options.jobs))  # fmt: skip
     pairs["KTH-SP2 easy"] = (kth(False, options.kth_jobs), kth(True, options.kth_jobs))
     pairs.update(capped_pairs(options.jobs))
+    pairs.update(node_cap_pairs(options.jobs))
     compare(pairs, options.repeat)
 
 
