@@ -15,11 +15,9 @@ import pandas as pd
 
 from gridsim.energy.cap import power_limit
 from gridsim.energy.model import EnergyModel
+from gridsim.scheduling.power_plan import OVER_CAP
 from gridsim.scheduling.resource_profile import PowerLimit
 from gridsim.sim.engine import Instance
-
-#: The trace's reason for a job whose least-drawing nodes exceed the cap's lowest value.
-OVER_CAP = "power cap's lowest value"
 
 
 def check_power_cap(scenario: Any) -> None:
@@ -69,4 +67,4 @@ def flow_power_limit(scenario: Any, instance: Instance, energy: EnergyModel) -> 
 def over_cap_count(jobs: pd.DataFrame) -> int:
     """Jobs rejected because the cap never lets them in (from the jobs table's reasons)."""
     rejected = jobs["final_state"] == "rejected"
-    return int((rejected & jobs["reason"].astype(str).str.contains(OVER_CAP, regex=False)).sum())
+    return int((rejected & (jobs["reason"] == OVER_CAP)).sum())

@@ -41,8 +41,11 @@ import numpy as np
 from gridsim.model import TIME_TOLERANCE, Job, Node, Priority, Request, Window
 from gridsim.profile import Profile
 from gridsim.scheduling.earlier_windows import may_move_earlier
-from gridsim.scheduling.power_plan import CappedProfile, capped_search, fits_lowest_cap
+from gridsim.scheduling.power_plan import OVER_CAP, CappedProfile, capped_search, fits_lowest_cap
 from gridsim.scheduling.resource_profile import PowerLimit
+
+#: The trace's reason for a job no window fits.
+NO_WINDOW = "no window fits the request"
 
 
 def priority_key(priority: Priority):
@@ -127,9 +130,7 @@ class ReservationPlanner:
 
     def rejection_reason(self, job: Job) -> str:
         """Why ``job`` was rejected, for the trace."""
-        if self.over_power_cap(job):
-            return "its least-drawing nodes draw more than the power cap's lowest value"
-        return "no window fits the request"
+        return OVER_CAP if self.over_power_cap(job) else NO_WINDOW
 
     def _advance(self, now: float) -> None:
         """Events come in time order: the profile forgets what ended before ``now``."""

@@ -35,6 +35,12 @@ from gridsim.model import Node, Request, Window
 from gridsim.profile import Profile
 from gridsim.scheduling.resource_profile import PowerLimit
 
+#: The trace's reason for a job whose least-drawing nodes exceed the cap's lowest value.
+OVER_CAP = (
+    "its least-drawing nodes draw more than the power cap's lowest value (or cost more than "
+    "its budget)"
+)
+
 
 class PowerPlan:
     """The busy milliwatts the cap still allows from ``now`` on (a step function)."""
@@ -66,8 +72,8 @@ class PowerPlan:
 
     def fits(self, start: float, end: float, draw_mw: int) -> bool:
         """Whether ``draw_mw`` more fits every instant of ``[start, end)``."""
-        i, j = self._step_at(start), max(bisect_left(self.times, end), self._step_at(start) + 1)
-        return min(self.free_mw[i:j]) >= draw_mw
+        i = self._step_at(start)
+        return min(self.free_mw[i : max(bisect_left(self.times, end), i + 1)]) >= draw_mw
 
     def most_free(self, first: float, last: float) -> int:
         """The most milliwatts free at any instant of ``[first, last]``."""
@@ -180,10 +186,22 @@ def least_draw_nodes(profile: CappedProfile, request: Request) -> list[int]:
 
 
 def fits_lowest_cap(profile: CappedProfile, request: Request) -> bool:
-    """Whether the request's least-drawing nodes fit the cap's lowest value: else the job may
-    never start (under a time-varying cap it would wait for ever), and it is rejected."""
-    nodes = least_draw_nodes(profile, request)
-    return len(nodes) == request.n and profile.draw_mw(nodes) <= profile.plan.lowest_mw
+    """Whether the request's least-drawing nodes fit the cap's lowest value (and its budget):
+    else the job may never start (under a time-varying cap it would wait for ever), and it is
+    rejected. Every job admitted thus has the last resort of :func:`capped_search`."""
+    nodes, _, cost = _least_draw(profile, request)
+    return (len(nodes) == request.n and profile.draw_mw(nodes) <= profile.plan.lowest_mw
+            and cost <= request.budget)  # fmt: skip
+
+
+def _least_draw(profile: CappedProfile, request: Request) -> tuple[list[int], float, float]:
+    """The request's least-drawing eligible nodes (sorted), their runtime and cost."""
+    nodes = sorted(least_draw_nodes(profile, request))
+    if not nodes:
+        return nodes, 0.0, 0.0
+    runtime = float(request.runtime_on(min(profile.nodes[i].performance for i in nodes)))
+    extra = request.resource_price or (0.0,) * len(profile.nodes)
+    return nodes, runtime, runtime * sum(profile.nodes[i].price + extra[i] for i in nodes)
 
 
 def capped_search(
@@ -214,14 +232,10 @@ def capped_search(
 def _least_draw_window(profile: CappedProfile, request: Request, start: float) -> Window | None:
     """The window of the least-drawing eligible nodes at ``start`` (every node is free from
     then on), if the plan and the budget allow it."""
-    nodes = sorted(least_draw_nodes(profile, request))
-    if len(nodes) < request.n:
+    nodes, runtime, cost = _least_draw(profile, request)
+    if len(nodes) < request.n or cost > request.budget:
         return None
-    runtime = float(request.runtime_on(min(profile.nodes[i].performance for i in nodes)))
-    extra = request.resource_price or (0.0,) * len(profile.nodes)
-    cost = runtime * sum(profile.nodes[i].price + extra[i] for i in nodes)
-    if cost > request.budget or not profile.plan.fits(start, start + runtime,
-                                                      profile.draw_mw(nodes)):  # fmt: skip
+    if not profile.plan.fits(start, start + runtime, profile.draw_mw(nodes)):
         return None
     slots = tuple(profile.enclosing_slot(i, start, start + runtime) for i in nodes)
     return Window(start=start, runtime=runtime, nodes=tuple(nodes), slots=slots, cost=cost)

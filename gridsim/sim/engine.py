@@ -33,6 +33,7 @@ import simpy
 from simpy.events import Event
 
 from gridsim.model import TIME_TOLERANCE, Job, Node, Window
+from gridsim.scheduling.backfilling import NO_WINDOW
 from gridsim.scheduling.queue_policies import SchedulerName, build_planner
 from gridsim.scheduling.resource_profile import PowerLimit
 from gridsim.sim.trace import Trace
@@ -156,9 +157,7 @@ class Engine:
         for job in jobs:
             self.trace.submitted(job)
         planned, rejected = self.scheduler.submit(jobs, now)
-        reason = getattr(
-            self.scheduler, "rejection_reason", lambda job: "no window fits the request"
-        )
+        reason = getattr(self.scheduler, "rejection_reason", _no_window)
         for job in rejected:
             self.trace.rejected(job, reason(job))
         self._plan_starts(planned)
@@ -214,8 +213,8 @@ class Engine:
 
 
 def _no_window(job: Job) -> str:
-    """Why a plugin planner without ``rejection_reason`` rejected a job."""
-    return "no window fits the request"
+    """Why a planner without ``rejection_reason`` rejected a job."""
+    return NO_WINDOW
 
 
 def simulate(
