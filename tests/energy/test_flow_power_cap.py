@@ -18,6 +18,10 @@ import numpy as np
 import pytest
 import yaml
 from energy_checker import cap_problems
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from property_budget import examples
+from random_flows import instances
 from reference_window_search import reference_search
 
 from gridsim.bundled_scenarios import FOLDER
@@ -279,3 +283,20 @@ def test_early_stops_give_the_schedules_of_the_whole_capped_search(scheduler, mo
                         lambda self, request, before=math.inf: search(self, request))  # fmt: skip
     for policy, early in zip(("BFfinish", "CoP"), stopped, strict=True):
         assert _run(instance, policy, scheduler, CAPS[1])[0].equals(early)
+
+
+@settings(max_examples=examples(40))
+@given(
+    instance=instances(deviations=True, early_only=True),
+    scheduler=st.sampled_from(["conservative", "easy", "fcfs"]),
+    cap=st.integers(300, 1400),
+)
+def test_no_flow_exceeds_its_cap(instance, scheduler, cap):
+    """Property: random flows (early finishes included) under any built-in planner and a
+    constant cap: no instant over it; every job runs unless the cap never lets it in."""
+    jobs, watts = _run(instance, "BFfinish", scheduler, SignalConfig(value=cap))
+    assert cap_problems(jobs, watts, SignalConfig(value=cap)) == []
+    least = {job.id: sum(sorted(watts.values())[: job.n]) for job in instance.jobs}
+    never = jobs.job_id.map(least) > cap
+    assert (jobs.final_state[~never] == "finished").all()
+    assert (jobs.final_state[never] == "rejected").all()
