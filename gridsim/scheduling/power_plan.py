@@ -120,8 +120,9 @@ class CappedProfile(Profile):
     :class:`PowerPlan`: the planners reserve and release as without a cap.
 
     Args:
-        nodes, busy, horizon_start: as :class:`~gridsim.profile.Profile` (an infinite
-            horizon).
+        nodes: the environment's nodes, as :class:`~gridsim.profile.Profile`.
+        busy: per node, the local-load busy intervals.
+        horizon_start: the profile's start (its horizon is infinite).
         limit: the cap and the nodes' busy milliwatts.
     """
 
