@@ -189,10 +189,12 @@ def least_draw_nodes(profile: CappedProfile, request: Request) -> list[int]:
 def fits_lowest_cap(profile: CappedProfile, request: Request) -> bool:
     """Whether the request's least-drawing nodes fit the cap's lowest value (and its budget):
     else the job may never start (under a time-varying cap it would wait for ever), and it is
-    rejected. Every job admitted thus has the last resort of :func:`capped_search`."""
+    rejected. Every job admitted thus has the last resort of :func:`capped_search`. A job
+    with too few eligible nodes is not kept out by the cap (no window fits it anyway)."""
     nodes, _, cost = _least_draw(profile, request)
-    return (len(nodes) == request.n and profile.draw_mw(nodes) <= profile.plan.lowest_mw
-            and cost <= request.budget)  # fmt: skip
+    if len(nodes) < request.n:
+        return True
+    return profile.draw_mw(nodes) <= profile.plan.lowest_mw and cost <= request.budget
 
 
 def _least_draw(profile: CappedProfile, request: Request) -> tuple[list[int], float, float]:

@@ -32,8 +32,8 @@ from gridsim.experiments.jobflow import JobFlowScenario, run_replication
 from gridsim.experiments.runner import replication_seed
 from gridsim.model import Job, Node, Request
 from gridsim.profile import Profile
-from gridsim.scheduling.backfilling import ReservationPlanner
-from gridsim.scheduling.power_plan import CappedProfile, capped_search, least_draw_nodes
+from gridsim.scheduling.backfilling import NO_WINDOW, ReservationPlanner
+from gridsim.scheduling.power_plan import OVER_CAP, CappedProfile, capped_search, least_draw_nodes
 from gridsim.scheduling.resource_profile import PowerLimit
 from gridsim.selection.registry import build_criterion
 from gridsim.sim.engine import Instance, simulate
@@ -219,13 +219,15 @@ def test_a_cap_that_never_binds_changes_nothing(scheduler):
         assert capped.equals(free)
 
 
-def test_a_job_the_cap_never_lets_in_is_rejected_with_its_reason():
+@pytest.mark.parametrize("scheduler", ["conservative", "easy", "fcfs"])
+def test_a_job_the_cap_never_lets_in_is_rejected_with_its_reason(scheduler):
     nodes = tuple(Node(i, 1.0, 1.0) for i in range(4))
-    jobs = (Job(0, 0.0, 4, 10.0), Job(1, 0.0, 1, 10.0))
+    jobs = (Job(0, 0.0, 4, 10.0), Job(1, 0.0, 1, 10.0), Job(2, 0.0, 5, 10.0))
     instance = Instance(nodes, ((),) * 4, jobs)
-    table, _ = _run(instance, "BFfinish", "conservative", SignalConfig(value=400))
-    assert list(table.final_state) == ["rejected", "finished"]
-    assert "power cap" in table.reason.iloc[0]
+    table, _ = _run(instance, "BFfinish", scheduler, SignalConfig(value=400))
+    assert list(table.final_state) == ["rejected", "finished", "rejected"]
+    assert table.reason.iloc[0] == OVER_CAP
+    assert table.reason.iloc[2] == NO_WINDOW  # wider than the machine: not the cap's doing
 
 
 # -- the study --------------------------------------------------------------------------------
@@ -300,3 +302,22 @@ def test_no_flow_exceeds_its_cap(instance, scheduler, cap):
     never = jobs.job_id.map(least) > cap
     assert (jobs.final_state[~never] == "finished").all()
     assert (jobs.final_state[never] == "rejected").all()
+
+
+def test_a_flow_counts_the_jobs_the_cap_never_lets_in():
+    document = {
+        "name": "capped", "kind": "jobflow", "seed": 3, "queue_sizes": [40],
+        "environment": {"nodes": 8, "performance": {"low": 1, "high": 2},
+                        "local_load": {"max_utilisation": 0},
+                        "power": {"idle_watts": 50, "busy_watts": 100},
+                        "power_cap": {"value": 450}},
+        "jobs": {"n": [1, 8]}, "arrivals": {"model": "uniform", "span": 2000},
+        "policies": ["BFfinish"],
+    }  # fmt: skip
+    scenario = JobFlowScenario.model_validate(document)
+    tables = run_replication(scenario, 0, replication_seed(3, 0))
+    run = tables["runs"].iloc[0]
+    wide = (tables["jobs"].processors > 4).sum()  # 5 nodes and more draw over 450 W
+    assert run.jobs_rejected_over_power_cap == wide > 0
+    assert run.jobs_rejected_no_window == 0
+    assert run.jobs_finished == 40 - wide
