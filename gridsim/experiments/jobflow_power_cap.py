@@ -53,13 +53,13 @@ def check_power_cap(scenario: Any) -> None:
 
 def flow_power_limit(scenario: Any, instance: Instance, energy: EnergyModel) -> PowerLimit:
     """The cap from time 0 to a horizon no plan reaches: the last arrival (or the end of
-    local load) plus every job's runtime on the slowest node (each job fits the cap alone);
-    after it the cap's lowest value holds."""
+    local load) plus every job's runtime on the slowest node, rounded up to its quantum (each
+    job fits the cap alone); after it the cap's lowest value holds."""
     cap = scenario.environment.power_cap
     slowest = min(node.performance for node in instance.nodes)
     busy_until = max((end for intervals in instance.busy for _, end in intervals), default=0.0)
     last_arrival = max((job.arrival for job in instance.jobs), default=0.0)
-    work = sum(job.volume / slowest for job in instance.jobs)
+    work = sum(job.volume / slowest + job.time_quantum for job in instance.jobs)
     horizon = max(last_arrival, busy_until) + work + 1.0
     return power_limit(energy, cap.signal(), 0.0, horizon)
 
