@@ -73,7 +73,7 @@ class ReservationPlanner:
         power: a cap on the total busy power (None: none): the profile is then a
             :class:`~gridsim.scheduling.power_plan.CappedProfile` and every window comes
             from :func:`~gridsim.scheduling.power_plan.capped_search` (docs/model.md,
-            "Power cap").
+            "Power cap of the window-search planners").
 
     Attributes:
         skip_tests: whether cheap tests may stand in for window searches that could not

@@ -11,8 +11,9 @@ milliwatts still allowed on each step; the last step lasts for ever), in whole m
 that reserving and releasing add up exactly. Local load is nobody's job and draws no job
 power, as the accounting decides, so only reserved windows enter the plan.
 
-The rule (docs/model.md, "Power cap"): the criterion chooses its window as without a cap;
-the window stands if its nodes' busy watts fit what the plan allows over its whole span.
+The rule (docs/model.md, "Power cap of the window-search planners"): the criterion chooses
+its window as without a cap; the window stands if its nodes' busy watts fit what the plan
+allows over its whole span.
 If they do not, the search starts again from the next instant after that window's start at
 which a node's free slot begins or the planned watts change. Once nothing changes any more
 (every node free, nothing planned, the cap at its lowest value), a window the cap refuses is
