@@ -89,6 +89,14 @@ def edited(text: str, old: str, new: str) -> str:
     return text.replace(old, new)
 
 
+CAPPED_FLOW = edited(
+    JOB_FLOW,
+    "local_load: {max_utilisation: 0}",
+    "local_load: {max_utilisation: 0}, power: {idle_watts: 1, busy_watts: 2}, "
+    "power_cap: {value: 100}",
+)
+
+
 def log_with(line: str, replace: int = 2) -> str:
     """The good log with its job line number ``replace`` (1-based) replaced by ``line``."""
     lines = list(JOB_LINES)
@@ -379,6 +387,31 @@ CASES: list[Case] = [
              "[BFstart, {name: CoP, carbon_weight: 1000}]", "policy CoP needs a power model"),
     job_flow("a negative cost weight", "[BFstart, BFfinish]",
              "[BFstart, {name: PAST, price_weight: -1}]", "price_weight"),
+    job_flow("a power cap without a power model", "local_load:",
+             "power_cap: {value: 900}, local_load:", "power_cap"),
+    job_flow("a power cap that is not a signal", "local_load:",
+             "power: {idle_watts: 1, busy_watts: 2}, power_cap: lots, local_load:",
+             "environment.power_cap"),
+    job_flow("a negative power cap", "local_load:",
+             "power: {idle_watts: 1, busy_watts: 2}, power_cap: {value: -5}, local_load:",
+             "environment.power_cap"),
+    job_flow("a power cap below every job's draw", "local_load:",
+             "power: {idle_watts: 1, busy_watts: 200}, power_cap: {value: 150}, local_load:",
+             "environment.power_cap"),
+    scenario("jobflow", "a power cap with jobs overrunning their windows",
+             edited(CAPPED_FLOW, "jobs: {n: [1, 4]}",
+                    "jobs: {n: [1, 4], runtime_factor: {low: 1, high: 1.5}}"),
+             "environment.power_cap"),
+    scenario("jobflow", "a power cap with faults", CAPPED_FLOW + "faults: {failures: "
+             "{rate: 0.001, distribution: exponential, repair_mean: 50}}\n",
+             "environment.power_cap"),
+    scenario("jobflow", "a power cap with a plugin scheduler", CAPPED_FLOW
+             + "scheduler: own_planner:Planner\n", "environment.power_cap", files={
+                 "own_planner.py": "from gridsim.scheduling.backfilling import "
+                 "ConservativeBackfilling as Planner\n"}),
+    window_search("a power cap on a window search", "horizon: 300}",
+                  "horizon: 300, power: {idle_watts: 1, busy_watts: 2}, power_cap: {value: 9}}",
+                  "environment.power_cap"),
     # Kind batch.
     scenario("batch", "an unknown policy", edited(BATCH, "{name: AMP}", "{name: AMPP}"),
              "policies.1.name"),
@@ -419,19 +452,15 @@ CASES: list[Case] = [
     scenario("swf_replay", "a power cap without a power model",
              SWF_REPLAY + "platform: {power_cap: {value: 500}}\n", "power_cap",
              files={"log.swf": GOOD_LOG}),
-    scenario("swf_replay", "a power cap on nodes of different performance", SWF_REPLAY
-             + "platform: {power: {idle_watts: 1, busy_watts: 2}, power_cap: {value: 9}, "
-             "node_classes: [{count: 4}, {count: 4, performance: 2}]}\n", "platform.power_cap",
-             files={"log.swf": GOOD_LOG}),
     scenario("swf_replay", "a power cap with jobs running past their estimate",
              edited(SWF_REPLAY, "{path: log.swf}", "{path: log.swf, mapping: {on_overrun: run}}")
              + "platform: {power: {idle_watts: 1, busy_watts: 2}, power_cap: {value: 9}}\n",
              "platform.power_cap", files={"log.swf": log_with(
                  "1 10 -1 100 2 -1 -1 2 50 -1 1 1 1 -1 -1 -1 -1 -1\n", replace=0)}),
-    scenario("swf_replay", "a power cap with one task per node", SWF_REPLAY
-             + "platform: {power: {idle_watts: 1, busy_watts: 2}, power_cap: {value: 9}, "
-             "resource_planning: one_task_per_node}\n", "power_cap",
-             files={"log.swf": GOOD_LOG}),
+    scenario("swf_replay", "a power cap below every job's draw on nodes of different "
+             "performance", SWF_REPLAY + "platform: {power: {idle_watts: 1, busy_watts: 2}, "
+             "power_cap: {value: 1}, node_classes: [{count: 4}, {count: 4, performance: 2}]}\n",
+             "platform.power_cap", files={"log.swf": GOOD_LOG}),
     scenario("swf_replay", "a power cap below every job's draw", SWF_REPLAY
              + "platform: {power: {idle_watts: 1, busy_watts: 2}, power_cap: {value: 1}}\n",
              "platform.power_cap", files={"log.swf": GOOD_LOG}),

@@ -110,10 +110,12 @@ def plot_signal_rates(runs: Mapping[str, pd.DataFrame], price: Signal, carbon: S
 
 
 def scenario_cap(scenario: Mapping) -> Signal | None:
-    """The power cap of a resolved replay scenario (watts), None without one."""
+    """The power cap of a resolved scenario (a replay's platform or a job flow's
+    environment; watts), None without one."""
     from gridsim.energy.config import SignalConfig
 
-    config = (scenario.get("platform") or {}).get("power_cap")
+    section = scenario.get("environment") or scenario.get("platform") or {}
+    config = section.get("power_cap")
     return SignalConfig(**config).signal() if config else None
 
 

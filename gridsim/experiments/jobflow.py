@@ -44,6 +44,7 @@ from gridsim.analysis.stats import baseline_policy, summarise_by
 from gridsim.config import Range, ScenarioBase, Strict
 from gridsim.energy.accounting import account_flow, energy_metrics
 from gridsim.experiments import feasibility
+from gridsim.experiments.jobflow_power_cap import check_power_cap, flow_power_limit, over_cap_count
 from gridsim.experiments.kinds import JobsOfSchema1, KindDeclaration
 from gridsim.experiments.rejections import Count
 from gridsim.experiments.window_search import EnvironmentConfig, LoadConfig
@@ -66,6 +67,8 @@ REJECTIONS = (
     Count("jobs_rejected_too_wide", "queue_size", "jobs rejected", "wider than the machine"),
     Count("jobs_rejected_no_window", "queue_size", "jobs rejected",
           "no window fits (too few nodes fast enough, or over budget)"),
+    Count("jobs_rejected_over_power_cap", "queue_size", "jobs rejected",
+          "their least-drawing nodes draw more than the power cap's lowest value"),
     Count("jobs_failed", "queue_size", "jobs failed",
           "killed by faults more often than the retry limit allows"),
 )  # fmt: skip
@@ -255,6 +258,7 @@ class JobFlowScenario(ScenarioBase):
             raise ValueError(f"arrivals.reference_policy: {error}") from None
         self.faults.check_nodes(self.environment.nodes)
         power_needed(self.criteria(), self.environment.power is not None, "environment.power")
+        check_power_cap(self)
         if self.arrivals.model == "workload" and self.workload is None:
             raise ValueError("arrivals: model workload takes the arrival times of a workload "
                              "model; give workload: {model: lublin, ...}")  # fmt: skip
@@ -368,6 +372,10 @@ def run_replication(
         instance = with_arrivals(scenario, instance, draws)
         labels = dict(scenario=scenario.name, queue_size=queue_size, replication=replication)
         energy = scenario.environment.energy(instance.nodes)
+        power = None
+        if scenario.environment.power_cap is not None:
+            assert energy is not None
+            power = flow_power_limit(scenario, instance, energy)
         faults = None
         if scenario.faults.enabled:  # the same faults for every policy (docs/model.md)
             seed_of_faults = instance_fault_seed(child)
@@ -376,7 +384,7 @@ def run_replication(
             criterion = bind_energy(criterion, energy)
             began = time.perf_counter()
             if faults is None:
-                trace = simulate(instance, criterion, scenario.priority, scenario.scheduler)
+                trace = simulate(instance, criterion, scenario.priority, scenario.scheduler, power)
             else:
                 trace = simulate_with_faults(instance, criterion, faults, scenario.priority)
             elapsed = time.perf_counter() - began
@@ -390,6 +398,10 @@ def run_replication(
                 metrics.update(totals)
                 if nodes is not None:
                     node_energy.append(nodes.assign(policy=criterion.label, **labels))
+            if power is not None:  # counted apart from those no window fits
+                over_cap = over_cap_count(job_table)
+                metrics["jobs_rejected_no_window"] -= over_cap
+                metrics["jobs_rejected_over_power_cap"] = over_cap
             runs.append({**labels, "policy": criterion.label, **metrics, "sim_time_s": elapsed})
             jobs.append(job_table.assign(policy=criterion.label, **labels))
             tasks.append(task_table.assign(policy=criterion.label, **labels))

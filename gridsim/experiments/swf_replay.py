@@ -52,7 +52,10 @@ from gridsim.experiments.swf_replay_resources import (
     add_resource_columns,
     check_platform,
     declares_resources,
+    drop_over_cap,
+    log_power_limit,
     one_task_per_node,
+    processor_tasks,
     replay_on_resources,
     requests_of,
     task_nodes,
@@ -314,13 +317,18 @@ def replay_node_level(
     from gridsim.selection.registry import build_criterion
     from gridsim.sim.engine import Engine
 
-    jobs, tasks = log.jobs, None
-    if uses_resource_planners(platform, requests):
+    jobs, tasks, power, over_cap = log.jobs, None, None, 0
+    capped = platform.power_cap is not None
+    if uses_resource_planners(platform, requests) and (declares_resources(scenario) or not capped):
         assert requests is not None
         jobs, tasks = task_nodes(log, platform, requests)
+    if capped:  # a processor-only log: one task per processor, on any node
+        power = log_power_limit(platform, at_machine_speed(jobs, platform))
+        jobs, kept, over_cap = drop_over_cap(jobs, tasks or processor_tasks(jobs, platform), power)
+        tasks = kept if tasks is not None else None
     instance = node_level_instance(jobs, platform, tasks)
     criterion = bind_energy(build_criterion(scenario.policy), platform.energy)
-    planner = build_planner(scheduler, instance.nodes, instance.busy, criterion)
+    planner = build_planner(scheduler, instance.nodes, instance.busy, criterion, power=power)
     progress = progress_bar(scenario, jobs, f"{scheduler}/{criterion.label}")
     try:
         if progress is not None:
@@ -349,7 +357,8 @@ def replay_node_level(
         nodes = [[int(i) for i in text.split()] for text in records.nodes]
         units = [task.unit for task in tasks]
         add_resource_columns(table, units, nodes, platform, node_prices_paid=True)
-        table.attrs["dropped_never_fits"] = len(log.jobs) - len(jobs)
+        table.attrs["dropped_never_fits"] = len(log.jobs) - len(jobs) - over_cap
+    table.attrs["dropped_over_power_cap"] = over_cap
     return table
 
 

@@ -12,9 +12,12 @@ of :mod:`gridsim.scheduling.resource_schedulers` in the loop of
 :func:`gridsim.sim.log_replay.replay_resources` (their C translation unless the compiled core
 is off). Jobs no set of nodes can ever hold are dropped and counted (``dropped_never_fits``).
 A power cap (``platform.power_cap``) always takes the multi-resource planners, in Python (on a
-processor-only platform, as nodes of one core whose tables keep the processor-count columns);
-a job whose nodes draw more than the cap's lowest value, even on an empty machine, is dropped
-and counted (``dropped_over_power_cap``): under a time-varying cap it might wait for ever.
+processor-only platform, as nodes of one core whose tables keep the processor-count columns),
+or, on nodes of different performance (one task per node), the window-search planners under
+the cap of :mod:`gridsim.scheduling.power_plan`; a job whose nodes draw more than the cap's
+lowest value, even on an empty machine (its first-fit nodes; one task per node: its
+least-drawing able nodes), is dropped and counted (``dropped_over_power_cap``): under a
+time-varying cap it might wait for ever.
 """
 
 from __future__ import annotations
@@ -90,6 +93,13 @@ def task_nodes(log: WorkloadLog, platform: LogPlatform, requests: list[ResourceR
     return jobs, [task for task, fit in zip(tasks, fits, strict=True) if fit]
 
 
+def processor_tasks(jobs: pd.DataFrame, platform: LogPlatform) -> list[TaskNodes]:
+    """A processor-only log's jobs as the node-level replay places them: one task per
+    processor, on any node."""
+    every = tuple(range(len(platform)))
+    return [TaskNodes(int(n), (1, 0, 0), every) for n in jobs.processors]
+
+
 def _tasks(request: ResourceRequest, capacity: np.ndarray) -> TaskNodes:
     able = (capacity >= np.asarray(request.unit, dtype=np.int64)).all(axis=1)
     return TaskNodes(request.units, request.unit, tuple(np.flatnonzero(able).tolist()))
@@ -141,7 +151,7 @@ def replay_on_resources(
     never = never_fitting(requests, capacity)
     power = None
     if platform.power_cap is not None:
-        power = _power_limit(platform, at_machine_speed(log.jobs, platform))
+        power = log_power_limit(platform, at_machine_speed(log.jobs, platform))
         lowest = min(power.cap_mw)  # a job above it might wait for ever
         over_cap = np.array([idle_draw_mw(capacity, request, power.node_mw) > lowest
                              for request in requests], dtype=bool) & ~never  # fmt: skip
@@ -173,23 +183,43 @@ def replay_on_resources(
 
 def _check_power_cap(scenario: Any, log: WorkloadLog, platform: LogPlatform,
                      requests: list[ResourceRequest] | None) -> None:  # fmt: skip
-    if one_task_per_node(scenario, platform):
-        raise ScenarioError("platform.power_cap: a cap is planned on the resource profile, which "
-                            "needs node classes of one performance")  # fmt: skip
     over = int((log.jobs["duration"] > log.jobs["estimate"]).sum())
     if over:  # the plans, and so the cap, rest on estimates
         raise ScenarioError(f"platform.power_cap: {over} jobs run past their estimate "
                             "(workload.mapping.on_overrun: run); a cap is planned on estimates "
                             "and needs on_overrun: kill")  # fmt: skip
     assert requests is not None
-    power = _power_limit(platform, log.jobs)
+    power = log_power_limit(platform, log.jobs)
     lowest = min(power.cap_mw)
-    if all(idle_draw_mw(platform.capacity, r, power.node_mw) > lowest for r in requests):
+    if one_task_per_node(scenario, platform):
+        tasks = [_tasks(request, platform.capacity) for request in requests]
+        never = (least_draw_mw(task, power.node_mw) > lowest for task in tasks)
+    else:
+        never = (idle_draw_mw(platform.capacity, r, power.node_mw) > lowest for r in requests)
+    if all(never):
         raise ScenarioError(f"platform.power_cap: no job of the log fits under the cap's lowest "
                             f"value ({lowest / 1000:g} W), even on an empty machine")  # fmt: skip
 
 
-def _power_limit(platform: LogPlatform, jobs: pd.DataFrame) -> PowerLimit:
+def least_draw_mw(task: TaskNodes, node_mw: np.ndarray) -> float:
+    """What a job placed one task per node draws at least: its ``count`` least-drawing
+    able nodes (infinite if too few are able)."""
+    draws = np.sort(np.asarray(node_mw)[list(task.nodes)])
+    return float(draws[: task.count].sum()) if len(draws) >= task.count else np.inf
+
+
+def drop_over_cap(jobs: pd.DataFrame, tasks: list[TaskNodes], power: PowerLimit
+                  ) -> tuple[pd.DataFrame, list[TaskNodes], int]:  # fmt: skip
+    """The jobs (one task per node) whose least-drawing able nodes fit the cap's lowest
+    value, their tasks, and how many were dropped (under a time-varying cap the others might
+    wait for ever)."""
+    lowest = min(power.cap_mw)
+    fits = np.array([least_draw_mw(task, power.node_mw) <= lowest for task in tasks], dtype=bool)
+    kept = [task for task, fit in zip(tasks, fits, strict=True) if fit]
+    return jobs.loc[fits].reset_index(drop=True), kept, int((~fits).sum())
+
+
+def log_power_limit(platform: LogPlatform, jobs: pd.DataFrame) -> PowerLimit:
     """The platform's cap over the log's span (the last submission plus the longest
     estimate)."""
     assert platform.energy is not None and platform.power_cap is not None

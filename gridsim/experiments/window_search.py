@@ -97,6 +97,9 @@ class EnvironmentConfig(Strict):
     power: PowerConfig | None = None
     electricity_price: SignalConfig | None = None
     carbon_intensity: SignalConfig | None = None
+    #: A cap on the total busy power (watts; a constant or a signal), planned by the job
+    #: flows' planners (docs/energy.md, "A power cap").
+    power_cap: SignalConfig | None = None
 
     @field_validator("performance")
     @classmethod
@@ -107,9 +110,10 @@ class EnvironmentConfig(Strict):
 
     @model_validator(mode="after")
     def _power_where_signals(self) -> EnvironmentConfig:
-        for name in ("electricity_price", "carbon_intensity"):
+        for name in ("electricity_price", "carbon_intensity", "power_cap"):
             if getattr(self, name) is not None and self.power is None:
-                raise ValueError(f"{name}: a signal needs a power model; give power: "
+                what = "a cap on busy power" if name == "power_cap" else "a signal"
+                raise ValueError(f"{name}: {what} needs a power model; give power: "
                                  "{idle_watts: W, busy_watts: W}")  # fmt: skip
         return self
 
@@ -157,6 +161,9 @@ class WindowSearchScenario(ScenarioBase):
     @model_validator(mode="after")
     def _power_for_policies(self) -> WindowSearchScenario:
         power_needed(self.criteria(), self.environment.power is not None, "environment.power")
+        if self.environment.power_cap is not None:
+            raise ValueError("environment.power_cap: a cap is planned by a job flow's planners "
+                             "(kind: jobflow); a window search places one request")  # fmt: skip
         return self
 
     def criteria(self):

@@ -38,9 +38,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from gridsim.model import TIME_TOLERANCE, Job, Node, Priority, Window
+from gridsim.model import TIME_TOLERANCE, Job, Node, Priority, Request, Window
 from gridsim.profile import Profile
 from gridsim.scheduling.earlier_windows import may_move_earlier
+from gridsim.scheduling.power_plan import OVER_CAP, CappedProfile, capped_search, fits_lowest_cap
+from gridsim.scheduling.resource_profile import PowerLimit
+
+#: The trace's reason for a job no window fits.
+NO_WINDOW = "no window fits the request"
 
 
 def priority_key(priority: Priority):
@@ -65,6 +70,10 @@ class ReservationPlanner:
             ``search(profile, request)``).
         priority: ``"fcfs"`` or ``"sjf"``.
         horizon_start: the simulation start (the left edge of every first slot).
+        power: a cap on the total busy power (None: none): the profile is then a
+            :class:`~gridsim.scheduling.power_plan.CappedProfile` and every window comes
+            from :func:`~gridsim.scheduling.power_plan.capped_search` (docs/model.md,
+            "Power cap of the window-search planners").
 
     Attributes:
         skip_tests: whether cheap tests may stand in for window searches that could not
@@ -83,10 +92,14 @@ class ReservationPlanner:
         criterion,
         priority: Priority = "fcfs",
         horizon_start: float = 0.0,
+        power: PowerLimit | None = None,
     ) -> None:
         self.nodes = tuple(nodes)
         self.busy = [sorted(intervals) for intervals in busy]
-        self.profile = Profile(self.nodes, self.busy, horizon_start, math.inf)
+        if power is None:
+            self.profile = Profile(self.nodes, self.busy, horizon_start, math.inf)
+        else:
+            self.profile = CappedProfile(self.nodes, self.busy, horizon_start, power)
         self._performance = np.array([node.performance for node in self.nodes], dtype=float)
         self.skip_tests = _searches_one_volume(criterion)
         self.criterion = criterion
@@ -97,6 +110,27 @@ class ReservationPlanner:
         self.busy_until: dict[int, float] = {}
         self.first_promised: dict[int, float] = {}
         self.delays: dict[int, float] = {}
+
+    def search(self, request: Request, before: float = math.inf) -> Window | None:
+        """The criterion's window for ``request`` in the profile (under the cap, if any).
+
+        ``before``: the caller takes the window only if it starts no later (a re-planned
+        job keeps its own otherwise); under a cap the search may then stop early and return
+        None (:func:`~gridsim.scheduling.power_plan.capped_search`)."""
+        if isinstance(self.profile, CappedProfile):
+            return capped_search(self.criterion, self.profile, request, before)
+        return self.criterion.search(self.profile, request)
+
+    def over_power_cap(self, job: Job) -> bool:
+        """Whether ``job`` can never start under the cap: its least-drawing eligible nodes
+        draw more than the cap's lowest value (such jobs are rejected on submission)."""
+        return isinstance(self.profile, CappedProfile) and not fits_lowest_cap(
+            self.profile, job.request(0.0)
+        )
+
+    def rejection_reason(self, job: Job) -> str:
+        """Why ``job`` was rejected, for the trace."""
+        return OVER_CAP if self.over_power_cap(job) else NO_WINDOW
 
     def _advance(self, now: float) -> None:
         """Events come in time order: the profile forgets what ended before ``now``."""
@@ -171,7 +205,7 @@ class ConservativeBackfilling(ReservationPlanner):
         planned: dict[int, Window] = {}
         rejected: list[Job] = []
         for job in sorted(jobs, key=self.key):
-            window = self.criterion.search(self.profile, job.request(now))
+            window = None if self.over_power_cap(job) else self.search(job.request(now))
             if window is None:
                 rejected.append(job)
                 continue
@@ -218,7 +252,7 @@ class ConservativeBackfilling(ReservationPlanner):
         moved = {}
         for other in sorted(colliding, key=lambda i: self.key(self.jobs[i])):
             old = self.reservations[other]
-            new = self.criterion.search(self.profile, self.jobs[other].request(now))
+            new = self.search(self.jobs[other].request(now))
             if new is None:  # cannot happen with an infinite horizon; kept for finite ones
                 raise RuntimeError(f"job {other} lost its reservation and no window fits")
             self.profile.reserve(new)
@@ -237,7 +271,7 @@ class ConservativeBackfilling(ReservationPlanner):
             if not self._may_move_earlier(self.jobs[job_id], old, now):
                 continue  # the search could only give a window that is not earlier
             self.profile.release_window(old)
-            new = self.criterion.search(self.profile, self.jobs[job_id].request(now))
+            new = self.search(self.jobs[job_id].request(now), old.start + TIME_TOLERANCE)
             if new is not None and earlier(new, old):
                 self.profile.reserve(new)
                 self.reservations[job_id] = new

@@ -57,6 +57,8 @@ from gridsim.plugins import GROUPS, PluginLoadError, check_contract, find_class,
 from gridsim.scheduling.backfilling import ConservativeBackfilling, ReservationPlanner, earlier
 from gridsim.scheduling.earlier_windows import may_start_at
 from gridsim.scheduling.guard import GuardedScheduler
+from gridsim.scheduling.power_plan import CappedProfile
+from gridsim.scheduling.resource_profile import PowerLimit
 from gridsim.selection.guard import GuardedCriterion
 
 SchedulerName = Literal["fcfs", "easy", "conservative"]
@@ -73,10 +75,11 @@ class _QueuePlanner(ReservationPlanner):
         self._eligible: dict[float, list[Node]] = {}
         self._volumes: dict[int, float] = {}
 
-    def _search(self, job: Job, request: Request) -> Window | None:
+    def _search(self, job: Job, request: Request, before: float = math.inf) -> Window | None:
         """The criterion's window for ``job``; notes the volume the criterion searched with
-        (runtime times the slowest node's performance: BFshort shortens the job's own)."""
-        window = self.criterion.search(self.profile, request)
+        (runtime times the slowest node's performance: BFshort shortens the job's own).
+        ``before``: as :meth:`ReservationPlanner.search`."""
+        window = self.search(request, before)
         if window is not None:
             slowest = min(self.nodes[i].performance for i in window.nodes)
             self._volumes[job.id] = window.runtime * slowest
@@ -90,25 +93,35 @@ class _QueuePlanner(ReservationPlanner):
         return old
 
     def _is_free(self, window: Window) -> bool:
-        return all(self.profile.is_free(i, window.start, window.finish) for i in window.nodes)
+        """Whether the window's nodes are free over it (and its watts fit, under a cap)."""
+        if not all(self.profile.is_free(i, window.start, window.finish) for i in window.nodes):
+            return False
+        return not isinstance(self.profile, CappedProfile) or self.profile.fits(window)
 
     def _choose(
-        self, job: Job, now: float, old: Window | None, floor: float = -math.inf
+        self,
+        job: Job,
+        now: float,
+        old: Window | None,
+        floor: float = -math.inf,
+        before: float = math.inf,
     ) -> Window | None:
         """The criterion's window for ``job`` starting no earlier than ``floor``, or ``old``
         if it is still free, starts no earlier than ``floor`` and the new one is not earlier.
         A free ``old`` that starts now is kept as it is: the job is as good as started.
+        ``before``: the caller uses a new window only if it starts by then (under a cap the
+        search may then stop early, :meth:`ReservationPlanner.search`).
         """
         request = job.request(now)
         if floor > request.earliest_start:
             request = replace(request, earliest_start=floor)
         if old is None or old.start < floor - TIME_TOLERANCE or not self._is_free(old):
-            return self._search(job, request)
+            return self._search(job, request, before)
         if old.start <= now + TIME_TOLERANCE:
             return old  # the job is starting
         if not self._may_move_earlier(job, old, request.earliest_start):
             return old  # the search could only confirm it
-        new = self._search(job, request)
+        new = self._search(job, request, min(before, old.start + TIME_TOLERANCE))
         return new if new is not None and earlier(new, old) else old
 
     def _eligible_nodes(self, min_performance: float) -> list[Node]:
@@ -119,7 +132,10 @@ class _QueuePlanner(ReservationPlanner):
         return self._eligible[min_performance]
 
     def _feasible(self, job: Job, now: float) -> bool:
-        """Some window fits the job (with no budget: it has enough eligible nodes)."""
+        """Some window fits the job (with no budget: it has enough eligible nodes, and
+        under a power cap nodes that draw little enough)."""
+        if self.over_power_cap(job):
+            return False
         if math.isinf(job.budget) and job.nodes_allowed is None:
             return len(self._eligible_nodes(job.min_performance)) >= job.n
         return self._search(job, job.request(now)) is not None
@@ -185,7 +201,7 @@ class FcfsReservations(_QueuePlanner):
         planned: Changes = {}
         rejected = []
         for job in new:
-            window = self._choose(job, now, None, floor)
+            window = None if self.over_power_cap(job) else self._choose(job, now, None, floor)
             if window is None:
                 rejected.append(job)
                 continue
@@ -270,10 +286,12 @@ class EasyBackfilling(_QueuePlanner):
                 continue  # no window can start now: skip the searches
             if self.head is not None and previous is None and not self._may_start_now(job, now):
                 continue  # neither search could give a window starting now
-            window = self._choose(job, now, previous)
-            if window is None:  # cannot happen with an infinite horizon: it fitted before
+            # Behind a head only a window starting now is of use.
+            before = math.inf if self.head is None else now + TIME_TOLERANCE
+            window = self._choose(job, now, previous, before=before)
+            if window is None and self.head is None:  # an infinite horizon: it fitted before
                 raise RuntimeError(f"job {job.id} has no window although it fitted before")
-            if window.start <= now + TIME_TOLERANCE:
+            if window is not None and window.start <= now + TIME_TOLERANCE:
                 self._hold(job.id, window, previous)
             elif self.head is None:
                 self.head = job.id
@@ -296,10 +314,10 @@ class EasyBackfilling(_QueuePlanner):
         head = self.jobs[self.head]
         head_window = self.reservations[head.id]
         self.profile.release_window(head_window)
-        window = self._search(job, job.request(now))
+        window = self._search(job, job.request(now), now + TIME_TOLERANCE)
         if window is not None and window.start <= now + TIME_TOLERANCE:
             self.profile.reserve(window)
-            moved = self._choose(head, now, head_window)
+            moved = self._choose(head, now, head_window, before=head_window.start + TIME_TOLERANCE)
             if (
                 moved is not None
                 and moved.start <= head_window.start + TIME_TOLERANCE
@@ -363,14 +381,20 @@ def build_planner(
     busy: Sequence[Iterable[tuple[float, float]]],
     criterion,
     priority: Priority = "fcfs",
+    power: PowerLimit | None = None,
 ):
     """The node-level planner ``name`` names: ``fcfs``, ``easy``, ``conservative``, or a
     plugin (``package.module:Class`` or a ``gridsim.schedulers`` entry point, optionally
     ``{name: ..., <parameter>: ...}``), which comes back guarded
     (:class:`~gridsim.scheduling.guard.GuardedScheduler`), as does any planner driving a plugin
-    criterion.
+    criterion. ``power``: a cap on the busy power, which the built-in planners plan under.
     """
     cls, params, origin = scheduler_class(name)
+    if power is not None:
+        if origin is not None:
+            raise ValueError(f"scheduler {origin}: only the built-in planners plan under a "
+                             "power cap")  # fmt: skip
+        params["power"] = power
     planner = cls(nodes, busy, criterion, priority, **params)
     if origin is not None:
         return GuardedScheduler(planner, origin)

@@ -33,7 +33,9 @@ import simpy
 from simpy.events import Event
 
 from gridsim.model import TIME_TOLERANCE, Job, Node, Window
+from gridsim.scheduling.backfilling import NO_WINDOW
 from gridsim.scheduling.queue_policies import SchedulerName, build_planner
+from gridsim.scheduling.resource_profile import PowerLimit
 from gridsim.sim.trace import Trace
 
 #: Event phases at one instant, in the order they are processed (faults: gridsim.sim.fault_engine).
@@ -155,8 +157,9 @@ class Engine:
         for job in jobs:
             self.trace.submitted(job)
         planned, rejected = self.scheduler.submit(jobs, now)
+        reason = getattr(self.scheduler, "rejection_reason", _no_window)
         for job in rejected:
-            self.trace.rejected(job, "no window fits the request")
+            self.trace.rejected(job, reason(job))
         self._plan_starts(planned)
 
     def _on_start(self, value: tuple[int, int]) -> None:
@@ -209,15 +212,22 @@ class Engine:
         self._plan_starts(self.scheduler.finish(job_id, end))
 
 
+def _no_window(job: Job) -> str:
+    """Why a planner without ``rejection_reason`` rejected a job."""
+    return NO_WINDOW
+
+
 def simulate(
     instance: Instance,
     criterion,
     priority: str = "fcfs",
     scheduler: SchedulerName = "conservative",
+    power: PowerLimit | None = None,
 ) -> Trace:
     """One job flow under one criterion: plan (conservative backfilling unless another
-    ``scheduler`` is named: ``"fcfs"``, ``"easy"``), execute, trace."""
-    planner = build_planner(scheduler, instance.nodes, instance.busy, criterion, priority)
+    ``scheduler`` is named: ``"fcfs"``, ``"easy"``; under the cap ``power`` if given),
+    execute, trace."""
+    planner = build_planner(scheduler, instance.nodes, instance.busy, criterion, priority, power)
     return Engine(instance, planner).run()
 
 

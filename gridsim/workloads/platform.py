@@ -130,9 +130,6 @@ class LogPlatformConfig(BaseModel):
         if self.power_cap is not None and not has_power(self):
             raise ValueError("power_cap: a cap on busy power needs a power model; give power: "
                              "{idle_watts: W, busy_watts: W}")  # fmt: skip
-        if self.power_cap is not None and self.resource_planning != "profile":
-            raise ValueError("power_cap: a cap is planned on the resource profile; it needs "
-                             "resource_planning: profile")  # fmt: skip
         return self
 
     @field_validator("node_classes")

@@ -23,9 +23,9 @@ POWERS = [{"idle_watts": 50, "busy_watts": 300}, {"idle_watts": 80, "busy_watts"
 CAPS = [{"value": 1600}, {"profile": "daily", "steps": [[0, 2200], [0.25, 1300], [0.5, 1800]]}]
 
 
-def replay(tmp_path, rng, platform: dict, name: str) -> dict[str, pd.DataFrame]:
+def replay(tmp_path, rng, platform: dict, name: str, count: int = 80) -> dict[str, pd.DataFrame]:
     path = tmp_path / f"{name}.parquet"
-    write_jobs_table(random_log(rng), path)
+    write_jobs_table(random_log(rng, count), path)
     scenario = SwfReplayScenario.model_validate(
         {"name": "cap", "kind": "swf_replay", "seed": 1, "progress": False,
          "workload": {"path": str(path)}, "platform": platform})  # fmt: skip
@@ -64,6 +64,25 @@ def test_a_processor_only_log_under_a_cap(tmp_path):
     for _, jobs in tables["jobs"].groupby("scheduler"):
         assert cap_problems(jobs, node_watts(classes), SignalConfig(**CAPS[1])) == []
         assert "allocation" not in jobs  # the processor-count columns, as without a cap
+
+
+@pytest.mark.parametrize("cap", CAPS, ids=["constant", "day-night"])
+def test_a_node_level_replay_under_a_cap(tmp_path, cap):
+    """Nodes of different performance: the window-search planners plan under the cap."""
+    rng = np.random.default_rng([32, len(cap)])
+    classes = [{"count": 6, "power": POWERS[0]},
+               {"count": 4, "performance": 2.0, "power": POWERS[1]}]  # fmt: skip
+    platform = {"node_classes": classes, "power_cap": cap}
+    tables = replay(tmp_path, rng, platform, "nodes", count=40)
+    free = replay(tmp_path, np.random.default_rng([32, len(cap)]),
+                  {**platform, "power_cap": None}, "free", count=40)  # fmt: skip
+    runs = tables["runs"].set_index("scheduler")
+    for scheduler, jobs in tables["jobs"].groupby("scheduler"):
+        assert runs.policy[scheduler] == f"{scheduler}/BFstart"  # the node-level replay
+        assert cap_problems(jobs, node_watts(classes), SignalConfig(**cap)) == []
+        unbound = free["jobs"][free["jobs"].scheduler == scheduler]
+        assert cap_problems(unbound, node_watts(classes), SignalConfig(**cap)) != []
+        assert len(jobs) + runs.dropped_over_power_cap[scheduler] == len(unbound)
 
 
 def test_the_study_never_exceeds_its_caps():
