@@ -24,9 +24,6 @@ from gridsim.sim.trace import ENERGY_JOB_COLUMNS, node_runs
 
 #: The jobs table's energy columns (docs/results.md).
 ENERGY_COLUMNS = tuple(column.name for column in ENERGY_JOB_COLUMNS)
-#: The runs table's energy columns.
-RUN_ENERGY_COLUMNS = ("energy_kwh", "busy_energy_kwh", "idle_energy_kwh", "electricity_cost",
-                      "carbon_kg")  # fmt: skip
 
 
 def add_job_energy(jobs: pd.DataFrame, model: EnergyModel) -> pd.DataFrame:
@@ -130,11 +127,6 @@ def _account_uniform(jobs: pd.DataFrame, model: EnergyModel, span: tuple[float, 
         "electricity_cost": math.fsum(columns["electricity_cost"]) + idle["price"],
         "carbon_kg": math.fsum(columns["carbon_kg"]) + idle["carbon"],
     }
-
-
-def energy_metrics(runs: pd.DataFrame) -> list[str]:
-    """The runs table's energy columns it has (a run without a power model has none)."""
-    return [name for name in RUN_ENERGY_COLUMNS if name in runs.columns]
 
 
 #: Task kinds of a job flow's tasks table that are a job's (a run that ended or was killed).
