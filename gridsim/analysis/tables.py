@@ -257,7 +257,9 @@ def _csv_cells(values: np.ndarray) -> list[str]:
 
 def take(table: Table, positions: np.ndarray) -> Table:
     """The rows at ``positions``, in that order."""
-    return table.take(positions) if is_arrow(table) else table.iloc[positions]
+    if is_arrow(table):  # positions as an Arrow array: NumPy ones would import pandas
+        return table.take(arrow_array(np.asarray(positions, dtype=np.int64)))
+    return table.iloc[positions]
 
 
 def insert_column(table: Table, position: int, name: str, value: Any) -> Table:
