@@ -27,7 +27,7 @@ Cost: O(jobs), vectorised.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -64,14 +64,14 @@ def ran(jobs: pd.DataFrame) -> pd.Series:
     """Which jobs ran: ``final_state`` finished or killed (every job of a read log)."""
     import pandas as pd
 
-    return pd.Series(_ran(_columns_of(jobs)), index=jobs.index)
+    return pd.Series(_ran(_FrameColumns(jobs)), index=jobs.index)
 
 
 def killed(jobs: pd.DataFrame) -> pd.Series:
     """Which jobs were stopped at their limit (``final_state`` killed, or a log's ``killed``)."""
     import pandas as pd
 
-    return pd.Series(_killed(_columns_of(jobs)), index=jobs.index)
+    return pd.Series(_killed(_FrameColumns(jobs)), index=jobs.index)
 
 
 #: A jobs table as its columns by name (NumPy arrays): what the functions below compute on,
@@ -79,14 +79,35 @@ def killed(jobs: pd.DataFrame) -> pd.Series:
 Columns = Mapping[str, np.ndarray]
 
 
-def _columns_of(jobs: pd.DataFrame) -> dict[str, np.ndarray]:
-    return {str(name): jobs[name].to_numpy() for name in jobs.columns}
+class _FrameColumns(Mapping[str, np.ndarray]):
+    """A DataFrame's columns as :data:`Columns`, each converted when first read."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self.rows = len(frame)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.frame[name].to_numpy()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.frame.columns
+
+    def __iter__(self) -> Iterator[str]:
+        return (str(name) for name in self.frame.columns)
+
+    def __len__(self) -> int:
+        return len(self.frame.columns)
+
+
+def _rows(columns: Columns) -> int:
+    rows = getattr(columns, "rows", None)
+    return len(columns[next(iter(columns))]) if rows is None else rows
 
 
 def _ran(columns: Columns) -> np.ndarray:
     if "final_state" in columns:
         return np.isin(columns["final_state"], RAN_STATES)
-    return np.ones(len(columns["job_id"]), dtype=bool)
+    return np.ones(_rows(columns), dtype=bool)
 
 
 def _killed(columns: Columns) -> np.ndarray:
@@ -151,7 +172,7 @@ def job_metrics(
     response_time / run_time (inf for a zero run time after a wait, NaN without one) and
     bounded_slowdown = max(response_time / max(run_time, threshold), 1).
     """
-    metrics = job_metric_columns(_columns_of(jobs), bounded_slowdown_threshold)
+    metrics = job_metric_columns(_FrameColumns(jobs), bounded_slowdown_threshold)
     jobs = jobs.copy()
     for name, values in metrics.items():
         jobs[name] = values
@@ -204,7 +225,7 @@ def jobflow_summary(
     """
     import pandas as pd
 
-    summary = schedule_summary(_columns_of(jobs), machine_processors, bounded_slowdown_threshold)
+    summary = schedule_summary(_FrameColumns(jobs), machine_processors, bounded_slowdown_threshold)
     return pd.Series(summary, name="all")
 
 
@@ -287,5 +308,5 @@ def per_user_summary(
     """
     import pandas as pd
 
-    columns = user_columns(_columns_of(jobs), machine_processors, bounded_slowdown_threshold)
+    columns = user_columns(_FrameColumns(jobs), machine_processors, bounded_slowdown_threshold)
     return pd.DataFrame(columns).set_index("user_id")

@@ -140,7 +140,9 @@ def paired_comparison(runs: Table, metric: str, baseline: str, keys: Sequence[st
             other = np.array([_cell(cells, where, policy) for where in at])
             both = ~np.isnan(base) & ~np.isnan(other)
             mean, half, count = mean_interval(other[both] - base[both])
-            rel_mean, rel_half, _ = mean_interval(other[both] / base[both] - 1.0)
+            with np.errstate(divide="ignore", invalid="ignore"):  # as pandas divides
+                relative = other[both] / base[both] - 1.0
+            rel_mean, rel_half, _ = mean_interval(relative)
             rows.append({
                 **dict(zip(keys, group, strict=True)),
                 "policy": policy,

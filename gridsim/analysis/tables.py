@@ -41,8 +41,8 @@ def column_names(table: Table) -> list[str]:
 
 
 def column(table: Table, name: str) -> np.ndarray:
-    """One column as NumPy, as pandas gives it: missing numbers as NaN (integers then as
-    floats), text as objects (None where missing).
+    """One column as NumPy, as pandas gives it: missing values as NaN (integers then as
+    floats), text as objects.
 
     An Arrow column is read through Python values (``to_numpy`` imports pandas): meant for
     the small tables a run is summarised from."""
@@ -59,7 +59,7 @@ def column(table: Table, name: str) -> np.ndarray:
         return np.array(values, dtype=np.int64)
     if pa.types.is_boolean(kind) and not chunked.null_count:
         return np.array(values, dtype=bool)
-    return np.array(values, dtype=object)
+    return np.array([math.nan if v is None else v for v in values], dtype=object)
 
 
 def row_count(table: Table) -> int:
@@ -67,7 +67,7 @@ def row_count(table: Table) -> int:
 
 
 def rows(table: Table) -> Iterator[dict[str, Any]]:
-    """The rows as dicts of Python values (missing numbers as NaN, as pandas gives them)."""
+    """The rows as dicts of Python values (missing ones as NaN, as pandas gives them)."""
     names = column_names(table)
     columns = [column(table, name).tolist() for name in names]
     for values in zip(*columns, strict=True):
@@ -181,19 +181,24 @@ def arrow_rows(records: list[dict[str, Any]]) -> pa.Table:
     names = list(dict.fromkeys(name for record in records for name in record))
     table = {}
     for name in names:
-        values = [record.get(name) for record in records]
-        present = [v for v in values if v is not None]
+        values = [record.get(name, math.nan) for record in records]  # absent: NaN
+        present = [v for v in values if v is not None and not _is_nan(v)]
         whole = len(present) == len(values)
         if present and whole and all(isinstance(v, bool | np.bool_) for v in present):
             column = np.array(values, dtype=bool)
         elif present and whole and all(_is_integer(v) for v in present):
             column = np.array(values, dtype=np.int64)
-        elif present and all(_is_number(v) for v in present):
+        elif all(_is_number(v) for v in present) and (present or len(values) > sum(
+                v is None for v in values)):  # fmt: skip
             column = np.array([math.nan if v is None else float(v) for v in values])
         else:
             column = np.array(values, dtype=object)
         table[name] = arrow_array(column)
     return pa.table(table)
+
+
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, float | np.floating) and math.isnan(value)
 
 
 def _is_integer(value: Any) -> bool:
