@@ -106,7 +106,8 @@ def _rows(columns: Columns) -> int:
 
 def _ran(columns: Columns) -> np.ndarray:
     if "final_state" in columns:
-        return np.isin(columns["final_state"], RAN_STATES)
+        states = columns["final_state"]
+        return np.logical_or.reduce([states == state for state in RAN_STATES])
     return np.ones(_rows(columns), dtype=bool)
 
 

@@ -126,7 +126,9 @@ def arrow_array(values: Any, rows: int | None = None) -> pa.Array:
 
     if np.ndim(values) == 0:
         assert rows is not None
-        values = np.full(rows, values, dtype=object if isinstance(values, str) else None)
+        if isinstance(values, str):
+            return _text([values] * rows)
+        values = np.full(rows, values)
     array = np.asarray(values)
     if array.dtype.kind == "f":
         array = np.ascontiguousarray(array, dtype=np.float64)
@@ -135,17 +137,32 @@ def arrow_array(values: Any, rows: int | None = None) -> pa.Array:
         return _buffers(pa.int64(), np.ascontiguousarray(array, dtype=np.int64))
     if array.dtype.kind == "b":
         return _buffers(pa.bool_(), np.packbits(array, bitorder="little"), length=len(array))
-    items = array.tolist()
-    present = np.array([v is not None and v == v for v in items], dtype=bool)
-    if not present.any():
-        return pa.nulls(len(items))
-    if not all(isinstance(v, str) for v, here in zip(items, present, strict=True) if here):
-        raise TypeError(f"a column of text and other values: {items[:5]}")
-    encoded = [v.encode() if here else b"" for v, here in zip(items, present, strict=True)]
+    return _text(array.tolist())
+
+
+def _text(items: list[Any]) -> pa.Array:
+    """Text (None or NaN where missing) as large_string; all nulls as a null column."""
+    import pyarrow as pa
+
+    kinds = set(map(type, items))
+    present = None
+    if not kinds <= {str}:
+        present = np.array([isinstance(v, str) for v in items], dtype=bool)
+        missing = [v for v, here in zip(items, present, strict=True) if not here]
+        if any(v is not None and not _is_nan(v) for v in missing):
+            raise TypeError(f"a column of text and other values: {items[:5]}")
+        if not present.any():
+            return pa.nulls(len(items))
+        items = [v if here else "" for v, here in zip(items, present, strict=True)]
+    text = "".join(items)
+    if text.isascii():  # one character, one byte: the lengths are the strings'
+        data, lengths = text.encode(), np.fromiter(map(len, items), np.int64, len(items))
+    else:
+        encoded = [v.encode() for v in items]
+        data, lengths = b"".join(encoded), np.fromiter(map(len, encoded), np.int64, len(items))
     offsets = np.zeros(len(items) + 1, dtype=np.int64)
-    np.cumsum([len(v) for v in encoded], out=offsets[1:])
-    return _buffers(pa.large_string(), offsets, present, data=b"".join(encoded),
-                    length=len(items))  # fmt: skip
+    np.cumsum(lengths, out=offsets[1:])
+    return _buffers(pa.large_string(), offsets, present, data=data, length=len(items))
 
 
 def _buffers(kind: pa.DataType, values: np.ndarray, valid: np.ndarray | None = None,
