@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,10 +129,12 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(item) for item in value]
     import numpy as np
-    import pandas as pd
 
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         return None
-    return None if value is pd.NA or value is pd.NaT else value
+    pandas = sys.modules.get("pandas")  # none of its values exist unless it was imported
+    if pandas is not None and (value is pandas.NA or value is pandas.NaT):
+        return None
+    return value

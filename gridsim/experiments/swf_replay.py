@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -67,6 +66,7 @@ from gridsim.experiments.swf_replay_resources import (
     uses_resource_planners,
 )
 from gridsim.experiments.swf_replay_tables import (
+    ReplayedJobs,
     at_machine_speed,
     job_columns,
     job_table,
@@ -279,25 +279,6 @@ def machine_nodes(scenario: SwfReplayScenario, log: WorkloadLog) -> tuple[int, s
             "(--set workload.mapping.machine_processors=N) or give platform.node_classes"
         )
     return log.machine_processors, f"workload.path: the machine size of {source.name}"
-
-
-@dataclass
-class ReplayedJobs:
-    """A replay's jobs table as columns (:mod:`gridsim.analysis.jobflow_metrics`) and what
-    the replay counted besides."""
-
-    columns: dict[str, np.ndarray]
-    peak_processors: int
-    dropped_never_fits: int = 0
-    dropped_over_power_cap: int = 0
-
-    @classmethod
-    def of_table(cls, table: pd.DataFrame) -> ReplayedJobs:
-        """A node-level engine's jobs table (its counts in ``attrs``)."""
-        columns = {str(name): table[name].to_numpy() for name in table.columns}
-        counts = {k: int(table.attrs.get(k, 0)) for k in ("dropped_never_fits",
-                                                          "dropped_over_power_cap")}  # fmt: skip
-        return cls(columns, int(table.attrs["peak_processors"]), **counts)
 
 
 def replay_homogeneous(

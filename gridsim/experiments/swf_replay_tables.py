@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -58,6 +59,25 @@ def progress_callback(scenario: Any, jobs: pd.DataFrame, label: str):
         yield lambda now: bar.update(max(0, round(now - first) - bar.n))
     finally:
         bar.close()
+
+
+@dataclass
+class ReplayedJobs:
+    """A replay's jobs table as columns (:mod:`gridsim.analysis.jobflow_metrics`) and what
+    the replay counted besides."""
+
+    columns: dict[str, np.ndarray]
+    peak_processors: int
+    dropped_never_fits: int = 0
+    dropped_over_power_cap: int = 0
+
+    @classmethod
+    def of_table(cls, table: pd.DataFrame) -> ReplayedJobs:
+        """A node-level engine's jobs table (its counts in ``attrs``)."""
+        columns = {str(name): table[name].to_numpy() for name in table.columns}
+        counts = {k: int(table.attrs.get(k, 0)) for k in ("dropped_never_fits",
+                                                          "dropped_over_power_cap")}  # fmt: skip
+        return cls(columns, int(table.attrs["peak_processors"]), **counts)
 
 
 #: The fields of a log's jobs a jobs table is made of (:func:`job_columns`).
