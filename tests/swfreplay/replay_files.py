@@ -53,6 +53,11 @@ CASES: dict[str, tuple[str | None, list[str]]] = {
         "-r", "2", "--set", "workload.max_jobs=600",
         "--set", "workload.mapping.machine_processors=64"]),
     "sweep": (SWEEP, ["-r", "2"]),
+    # the other engines: nodes that differ, cores/memory/GPUs, a power model and cap
+    "heterogeneous": ("swf-replay-heterogeneous", ["--set", "workload.max_jobs=120"]),
+    "gpu-cluster": ("gpu-cluster", ["--set", "workload.jobs=120"]),
+    "memory-bound": ("memory-bound", ["--set", "workload.max_jobs=150"]),
+    "energy-power-cap": ("energy-power-cap", ["--set", "workload.max_jobs=120"]),
 }  # fmt: skip
 
 
