@@ -331,12 +331,12 @@ def _print_summary(experiment, result) -> None:
         click.echo(f"\npaired against {paired[0]['baseline']}, same replications "
                    "(policy - baseline):")  # fmt: skip
         points = [a for a in experiment.axes if a in paired[0] and a != "policy"]
-        shown: tuple = ()
+        shown = ""
         for row in paired:
             point = tuple(row[axis] for axis in points)
-            if points and point != shown:
+            if points and str(point) != shown:  # as text: a missing value has no truth value
                 click.echo("  " + ", ".join(f"{a}={v}" for a, v in zip(points, point, strict=True)))
-                shown = point
+                shown = str(point)
             click.echo(
                 f"  {row['policy']} vs {row['baseline']}: {row['metric']} "
                 f"{row['difference_mean']:+.4g} ± {row['difference_ci95']:.2g} "

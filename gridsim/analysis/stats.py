@@ -20,6 +20,7 @@ from gridsim.analysis.tables import (
     column_names,
     first_appearance,
     groups,
+    key_values,
     rows,
     table_like,
 )
@@ -119,7 +120,7 @@ def paired_comparison(runs: Table, metric: str, baseline: str, keys: Sequence[st
     each, policies in order of first appearance. A DataFrame gives a DataFrame, an Arrow
     table an Arrow table.
     """
-    policies = first_appearance(column(runs, "policy").tolist())
+    policies = first_appearance(key_values(runs, "policy"))
     if baseline not in policies:
         raise ValueError(f"baseline policy {baseline!r} is not in the results")
     index = ["replication", *keys]
@@ -129,7 +130,7 @@ def paired_comparison(runs: Table, metric: str, baseline: str, keys: Sequence[st
         *at, policy = map(_missing_as_one, group)
         for position in positions:
             cells.setdefault(tuple(at), {}).setdefault(policy, []).append(values[position])
-    levels = [first_appearance(column(runs, name).tolist()) for name in index]
+    levels = [first_appearance(key_values(runs, name)) for name in index]
     rows = []
     for group in itertools.product(*levels[1:]):
         at = [tuple(map(_missing_as_one, (replication, *group))) for replication in levels[0]]

@@ -81,6 +81,12 @@ def _key(value: Any) -> Any:
     return value
 
 
+def key_values(table: Table, name: str) -> list[Any]:
+    """A column's values as group keys, as ``groupby`` gives them: Python values, pandas'
+    own missing value kept in a nullable column."""
+    return table[name].tolist() if not is_arrow(table) else column(table, name).tolist()
+
+
 def first_appearance(values: Iterable[Any]) -> list[Any]:
     """The distinct values in the order they first appear (missing ones as one, NaN)."""
     seen: dict[Any, Any] = {}
@@ -95,7 +101,7 @@ def groups(table: Table, keys: Sequence[str]) -> list[tuple[tuple, np.ndarray]]:
     positions in table order, missing keys a group of their own."""
     if not keys:
         return [((), np.arange(row_count(table)))]
-    columns = [column(table, key).tolist() for key in keys]
+    columns = [key_values(table, key) for key in keys]
     found: dict[tuple, tuple[tuple, list[int]]] = {}
     for position, values in enumerate(zip(*columns, strict=True)):
         entry = found.setdefault(tuple(map(_key, values)), (values, []))

@@ -44,6 +44,7 @@ from gridsim.analysis.tables import (
     groups,
     insert_column,
     is_arrow,
+    key_values,
     row_count,
     table_like,
     take,
@@ -349,8 +350,8 @@ def _finish(experiment: Experiment, store: Any, entry: dict[str, Any], status: s
             error: str | None, ran: int, skipped: int) -> ExperimentResult:  # fmt: skip
     module = kind_module(experiment.scenario)
     names = store.table_names()
-    runs = store.stored_table("runs")  # Arrow tables for a kind that builds them
-    if not hasattr(module, "replication_tables"):
+    runs = store.stored_table("runs")
+    if not _summarised_as_arrow(experiment, module):
         runs = to_pandas(runs)
     summary = summarise_points(module, runs, experiment.axes)
     derived = derived_tables(module, runs, experiment.axes,
@@ -378,6 +379,15 @@ def _finish(experiment: Experiment, store: Any, entry: dict[str, Any], status: s
         store.write_manifest()
     return ExperimentResult(ResultTables(store, derived), summary, status, error,
                             store.path, manifest, ran, skipped)  # fmt: skip
+
+
+def _summarised_as_arrow(experiment: Experiment, module: Any) -> bool:
+    """Whether the runs are summarised as Arrow tables, without pandas: for a kind that
+    builds them (``replication_tables``) when every point column is one
+    (:data:`ARROW_POINT_TYPES`); else as DataFrames."""
+    point_types = {dtype for point in experiment.points for _, _, dtype in
+                   experiment.columns(point)}  # fmt: skip
+    return hasattr(module, "replication_tables") and point_types <= set(ARROW_POINT_TYPES)
 
 
 def _planned(manifest: dict[str, Any]) -> dict[int, set[int]]:
@@ -412,7 +422,7 @@ def derived_tables(
     from gridsim.analysis.stats import baseline_policy, comparison_keys, paired_comparison
 
     metrics = module.DECLARATION.paired_metrics
-    if not metrics or row_count(runs) == 0 or len(first_appearance(column(runs, "policy"))) < 2:
+    if not metrics or row_count(runs) == 0 or len(first_appearance(key_values(runs, "policy"))) < 2:
         return {}
     metric = metrics[0]
     runs = module.DECLARATION.comparable_runs(runs)
@@ -422,7 +432,7 @@ def derived_tables(
         return {}
     # per point, and per goal of a batch cycle (comparison_keys): never averaged across them
     keys = [key for key in comparison_keys(runs, list(axes)) if key != "policy"]
-    reference = baseline_policy(baseline, first_appearance(column(runs, "policy")))
+    reference = baseline_policy(baseline, first_appearance(key_values(runs, "policy")))
     return {"paired": paired_comparison(runs, metric, str(reference), keys)}
 
 

@@ -43,6 +43,17 @@ sweep:
   bounded_slowdown_threshold: [10.0, 60.0]
 """
 
+#: Axes of a type Arrow tables do not take as they are (text, integers with a missing value).
+NULLABLE_SWEEP = """
+name: replay-nullable-sweep
+kind: swf_replay
+workload: {path: LOG, max_jobs: 200}
+schedulers: [fcfs, conservative]
+sweep:
+  workload.mapping.processors: [requested, allocated]
+  workload.mapping.machine_processors: [64, null]
+"""
+
 #: case -> (scenario or None for the bundled one, gridsim run options).
 CASES: dict[str, tuple[str | None, list[str]]] = {
     "pyss-convention": ("swf-replay", [
@@ -53,6 +64,7 @@ CASES: dict[str, tuple[str | None, list[str]]] = {
         "-r", "2", "--set", "workload.max_jobs=600",
         "--set", "workload.mapping.machine_processors=64"]),
     "sweep": (SWEEP, ["-r", "2"]),
+    "nullable-sweep": (NULLABLE_SWEEP, []),
     # the other engines: nodes that differ, cores/memory/GPUs, a power model and cap
     "heterogeneous": ("swf-replay-heterogeneous", ["--set", "workload.max_jobs=120"]),
     "gpu-cluster": ("gpu-cluster", ["--set", "workload.jobs=120"]),
