@@ -1,7 +1,7 @@
 """Result tables read and built alike as pandas DataFrames or Arrow tables.
 
 A log replay builds its tables as Arrow tables from NumPy columns and writes them without
-importing pandas (pandas alone costs a replay's whole-process time several times over);
+importing pandas (importing it costs about as much as all the rest of a replay's process);
 every other kind builds DataFrames. The statistics of a run (:mod:`gridsim.analysis.stats`,
 :mod:`gridsim.experiments.rejections`) read either through the functions here and answer in
 the type they were given.
@@ -109,6 +109,22 @@ def groups(table: Table, keys: Sequence[str]) -> list[tuple[tuple, np.ndarray]]:
     return [(values, np.asarray(positions)) for values, positions in found.values()]
 
 
+def take(table: Table, positions: np.ndarray) -> Table:
+    """The rows at ``positions``, in that order."""
+    if is_arrow(table):  # positions as an Arrow array: NumPy ones would import pandas
+        return table.take(arrow_array(np.asarray(positions, dtype=np.int64)))
+    return table.iloc[positions]
+
+
+def insert_column(table: Table, position: int, name: str, value: Any) -> Table:
+    """``table`` with a column ``name`` at ``position`` holding ``value`` in every row
+    (``DataFrame.insert``: a DataFrame is changed in place and returned)."""
+    if is_arrow(table):
+        return table.add_column(position, name, arrow_array(value, table.num_rows))
+    table.insert(position, name, value)
+    return table
+
+
 def table_like(records: list[dict[str, Any]], like: Table) -> Table:
     """``records`` as a table of ``like``'s type: ``pd.DataFrame(records)`` or its Arrow
     equivalent (:func:`arrow_rows`)."""
@@ -211,8 +227,9 @@ def arrow_rows(records: list[dict[str, Any]]) -> pa.Table:
             column = np.array(values, dtype=bool)
         elif present and whole and all(_is_integer(v) for v in present):
             column = np.array(values, dtype=np.int64)
-        elif all(_is_number(v) for v in present) and (present or len(values) > sum(
-                v is None for v in values)):  # fmt: skip
+        elif (present and all(_is_number(v) for v in present)) or (
+            not present and not all(v is None for v in values)  # NaN only: pandas' floats
+        ):
             column = np.array([math.nan if v is None else float(v) for v in values])
         else:
             column = np.array(values, dtype=object)
@@ -281,19 +298,3 @@ def _csv_cells(values: np.ndarray) -> list[str]:
         text[np.isnan(values)] = ""
         return text.tolist()
     return ["" if v is None or v != v else str(v) for v in values.tolist()]
-
-
-def take(table: Table, positions: np.ndarray) -> Table:
-    """The rows at ``positions``, in that order."""
-    if is_arrow(table):  # positions as an Arrow array: NumPy ones would import pandas
-        return table.take(arrow_array(np.asarray(positions, dtype=np.int64)))
-    return table.iloc[positions]
-
-
-def insert_column(table: Table, position: int, name: str, value: Any) -> Table:
-    """``table`` with a column ``name`` at ``position`` holding ``value`` in every row
-    (``DataFrame.insert``: a DataFrame is changed in place and returned)."""
-    if is_arrow(table):
-        return table.add_column(position, name, arrow_array(value, table.num_rows))
-    table.insert(position, name, value)
-    return table
