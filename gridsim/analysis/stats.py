@@ -19,6 +19,7 @@ from gridsim.analysis.tables import (
     column,
     column_names,
     first_appearance,
+    group_key,
     groups,
     key_values,
     rows,
@@ -127,13 +128,13 @@ def paired_comparison(runs: Table, metric: str, baseline: str, keys: Sequence[st
     cells: dict[tuple, dict[Any, list[float]]] = {}
     values = column(runs, metric).astype(float)
     for group, positions in groups(runs, [*index, "policy"]):
-        *at, policy = map(_missing_as_one, group)
+        *at, policy = map(group_key, group)
         for position in positions:
             cells.setdefault(tuple(at), {}).setdefault(policy, []).append(values[position])
     levels = [first_appearance(key_values(runs, name)) for name in index]
     rows = []
     for group in itertools.product(*levels[1:]):
-        at = [tuple(map(_missing_as_one, (replication, *group))) for replication in levels[0]]
+        at = [tuple(map(group_key, (replication, *group))) for replication in levels[0]]
         base = np.array([_cell(cells, where, baseline) for where in at])
         for policy in policies:
             if policy == baseline:
@@ -156,10 +157,6 @@ def paired_comparison(runs: Table, metric: str, baseline: str, keys: Sequence[st
                 "relative_ci95": rel_half,
             })  # fmt: skip
     return table_like(rows, runs)
-
-
-def _missing_as_one(value: Any) -> Any:
-    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
 def _cell(cells: dict[tuple, dict[Any, list[float]]], where: tuple, policy: Any) -> float:

@@ -74,8 +74,8 @@ def rows(table: Table) -> Iterator[dict[str, Any]]:
         yield dict(zip(names, values, strict=True))
 
 
-def _key(value: Any) -> Any:
-    """A group key: every missing value (NaN, None) the same one."""
+def group_key(value: Any) -> Any:
+    """A group key: every missing value (NaN, None) the same one, None."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     return value
@@ -91,7 +91,7 @@ def first_appearance(values: Iterable[Any]) -> list[Any]:
     """The distinct values in the order they first appear (missing ones as one, NaN)."""
     seen: dict[Any, Any] = {}
     for value in values:
-        seen.setdefault(_key(value), value)
+        seen.setdefault(group_key(value), value)
     return list(seen.values())
 
 
@@ -104,7 +104,7 @@ def groups(table: Table, keys: Sequence[str]) -> list[tuple[tuple, np.ndarray]]:
     columns = [key_values(table, key) for key in keys]
     found: dict[tuple, tuple[tuple, list[int]]] = {}
     for position, values in enumerate(zip(*columns, strict=True)):
-        entry = found.setdefault(tuple(map(_key, values)), (values, []))
+        entry = found.setdefault(tuple(map(group_key, values)), (values, []))
         entry[1].append(position)
     return [(values, np.asarray(positions)) for values, positions in found.values()]
 
