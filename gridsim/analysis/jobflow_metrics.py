@@ -126,8 +126,7 @@ def _check(columns: Columns) -> None:
         columns[name][done].astype(np.float64)
         for name in ("submit_time", "start_time", "finish_time", "run_time")
     )
-    if np.isnan(submit).any() or np.isnan(start).any() or np.isnan(finish).any() or np.isnan(
-            run_time).any():  # fmt: skip
+    if any(np.isnan(times).any() for times in (submit, start, finish, run_time)):
         raise ValueError("jobflow metrics need known submit, start, finish and run times")
     held = finish - start
     inconsistent = np.abs(held - run_time) > _TOLERANCE * np.maximum(1.0, np.abs(held))
