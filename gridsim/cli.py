@@ -312,29 +312,31 @@ def run(scenario, replications, shard, seed, jobs, cluster, out, overwrite, over
 def _print_summary(experiment, result) -> None:
     """The summary table of a run, its paired comparison and what it could not do."""
     from gridsim.analysis.stats import format_summary
+    from gridsim.analysis.tables import column_names, row_count, rows
 
     module = kind_module(experiment.scenario)
-    present = result.summary.columns
+    present = column_names(result.summary)
     keys = [c for c in dict.fromkeys((*experiment.axes, "policy", "goal")) if c in present]
     keys += [c for c in ("queue_size",) if c in present and c not in keys]
     metrics = getattr(module, "DISPLAY_METRICS", None) or [
-        c.removesuffix("_mean") for c in result.summary.columns if c.endswith("_mean")
+        c.removesuffix("_mean") for c in present if c.endswith("_mean")
     ]
-    if not result.summary.empty:
+    if row_count(result.summary):
         click.echo(format_summary(result.summary, keys, metrics))
     elif result.metadata.get("replications_completed"):
         click.echo("no summary: no run gave a result to average (see what was not done)")
-    if "paired" in result.tables:
-        paired = result.tables["paired"]
-        baseline = paired["baseline"].iloc[0]
-        click.echo(f"\npaired against {baseline}, same replications (policy - baseline):")
-        points = [a for a in experiment.axes if a in paired.columns and a != "policy"]
-        shown: tuple = ()
-        for _, row in paired.iterrows():
+    paired = result.tables.frames.get("paired")  # as built: no pandas for a log replay
+    if paired is not None:
+        paired = list(rows(paired))
+        click.echo(f"\npaired against {paired[0]['baseline']}, same replications "
+                   "(policy - baseline):")  # fmt: skip
+        points = [a for a in experiment.axes if a in paired[0] and a != "policy"]
+        shown = ""
+        for row in paired:
             point = tuple(row[axis] for axis in points)
-            if points and point != shown:
+            if points and str(point) != shown:  # as text: a missing value has no truth value
                 click.echo("  " + ", ".join(f"{a}={v}" for a, v in zip(points, point, strict=True)))
-                shown = point
+                shown = str(point)
             click.echo(
                 f"  {row['policy']} vs {row['baseline']}: {row['metric']} "
                 f"{row['difference_mean']:+.4g} ± {row['difference_ci95']:.2g} "

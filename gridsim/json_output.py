@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import pandas as pd
-
+    from gridsim.analysis.tables import Table
     from gridsim.experiments.grid import Experiment
     from gridsim.experiments.runner import ExperimentResult
 
@@ -93,7 +93,7 @@ def status_record(folder: Path) -> dict[str, Any]:
 def run_record(experiment: Experiment, result: ExperimentResult) -> dict[str, Any]:
     """A run's outcome: where its tables are, its summary (as ``summary.csv``), the paired
     comparison and what the runs could not do."""
-    paired = result.tables.get("paired")
+    paired = result.tables.frames.get("paired")
     metadata = result.metadata
     return {
         "folder": None if result.out_dir is None else str(result.out_dir),
@@ -114,9 +114,11 @@ def run_record(experiment: Experiment, result: ExperimentResult) -> dict[str, An
     }
 
 
-def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """A table's rows as JSON objects, column -> value."""
-    return [{str(key): value for key, value in row.items()} for row in frame.to_dict("records")]
+def records(frame: Table) -> list[dict[str, Any]]:
+    """A table's rows (a DataFrame or an Arrow table) as JSON objects, column -> value."""
+    from gridsim.analysis.tables import rows
+
+    return list(rows(frame))
 
 
 def _plain(value: Any) -> Any:
@@ -127,10 +129,12 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(item) for item in value]
     import numpy as np
-    import pandas as pd
 
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         return None
-    return None if value is pd.NA or value is pd.NaT else value
+    pandas = sys.modules.get("pandas")  # none of its values exist unless it was imported
+    if pandas is not None and (value is pandas.NA or value is pandas.NaT):
+        return None
+    return value

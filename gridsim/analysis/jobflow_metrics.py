@@ -27,6 +27,7 @@ Cost: O(jobs), vectorised.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -63,35 +64,103 @@ def ran(jobs: pd.DataFrame) -> pd.Series:
     """Which jobs ran: ``final_state`` finished or killed (every job of a read log)."""
     import pandas as pd
 
-    if "final_state" in jobs:
-        return jobs["final_state"].isin(RAN_STATES)
-    return pd.Series(True, index=jobs.index)
+    return pd.Series(_ran(_FrameColumns(jobs)), index=jobs.index)
 
 
 def killed(jobs: pd.DataFrame) -> pd.Series:
     """Which jobs were stopped at their limit (``final_state`` killed, or a log's ``killed``)."""
-    if "final_state" in jobs:
-        return jobs["final_state"] == "killed"
-    return jobs["killed"].astype(bool)
+    import pandas as pd
+
+    return pd.Series(_killed(_FrameColumns(jobs)), index=jobs.index)
 
 
-def _checked(jobs: pd.DataFrame) -> pd.DataFrame:
-    missing = [name for name in REQUIRED_COLUMNS if name not in jobs]
+#: A jobs table as its columns by name (NumPy arrays): what the functions below compute on,
+#: so a log replay computes its metrics before pandas is imported (docs/swf.md, start-up).
+Columns = Mapping[str, np.ndarray]
+
+
+class _FrameColumns(Mapping[str, np.ndarray]):
+    """A DataFrame's columns as :data:`Columns`, each converted when first read."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+        self.rows = len(frame)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.frame[name].to_numpy()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.frame.columns
+
+    def __iter__(self) -> Iterator[str]:
+        return (str(name) for name in self.frame.columns)
+
+    def __len__(self) -> int:
+        return len(self.frame.columns)
+
+
+def _rows(columns: Columns) -> int:
+    rows = getattr(columns, "rows", None)
+    return len(columns[next(iter(columns))]) if rows is None else rows
+
+
+def _ran(columns: Columns) -> np.ndarray:
+    if "final_state" in columns:
+        states = columns["final_state"]
+        return np.logical_or.reduce([states == state for state in RAN_STATES])
+    return np.ones(_rows(columns), dtype=bool)
+
+
+def _killed(columns: Columns) -> np.ndarray:
+    if "final_state" in columns:
+        return columns["final_state"] == "killed"
+    return columns["killed"].astype(bool)
+
+
+def _check(columns: Columns) -> None:
+    missing = [name for name in REQUIRED_COLUMNS if name not in columns]
     if missing:
-        raise ValueError(f"jobflow metrics need columns {missing}, got {list(jobs.columns)}")
-    done = jobs[ran(jobs)]
-    times = done[["submit_time", "start_time", "finish_time", "run_time"]].astype(np.float64)
-    if times.isna().any().any():
+        raise ValueError(f"jobflow metrics need columns {missing}, got {list(columns)}")
+    done = _ran(columns)
+    submit, start, finish, run_time = (
+        columns[name][done].astype(np.float64)
+        for name in ("submit_time", "start_time", "finish_time", "run_time")
+    )
+    if any(np.isnan(times).any() for times in (submit, start, finish, run_time)):
         raise ValueError("jobflow metrics need known submit, start, finish and run times")
-    held = times.finish_time - times.start_time
-    inconsistent = (held - times.run_time).abs() > _TOLERANCE * np.maximum(1.0, held.abs())
+    held = finish - start
+    inconsistent = np.abs(held - run_time) > _TOLERANCE * np.maximum(1.0, np.abs(held))
     if inconsistent.any():
-        job = done.job_id[inconsistent].iloc[0]
+        job = columns["job_id"][done][inconsistent][0]
         raise ValueError(f"job {job}: run_time differs from finish_time - start_time")
-    if (times.start_time < times.submit_time).any():
-        job = done.job_id[times.start_time < times.submit_time].iloc[0]
+    if (start < submit).any():
+        job = columns["job_id"][done][start < submit][0]
         raise ValueError(f"job {job} starts before it is submitted")
-    return jobs
+
+
+def job_metric_columns(
+    columns: Columns, bounded_slowdown_threshold: float = BOUNDED_SLOWDOWN_THRESHOLD
+) -> dict[str, np.ndarray]:
+    """The per-job metrics of :func:`job_metrics`, from a jobs table's columns: wait_time,
+    response_time, slowdown and bounded_slowdown (NaN for jobs that did not run)."""
+    if bounded_slowdown_threshold <= 0:
+        raise ValueError(
+            f"expected a positive bounded slowdown threshold, got {bounded_slowdown_threshold}"
+        )
+    _check(columns)
+    keep = _ran(columns)
+    run_time = columns["run_time"].astype(np.float64)
+    submit = columns["submit_time"].astype(np.float64)
+    response = np.where(keep, columns["finish_time"].astype(np.float64) - submit, np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slowdown = response / run_time
+        bounded = np.maximum(response / np.maximum(run_time, bounded_slowdown_threshold), 1.0)
+    return {
+        "wait_time": np.where(keep, columns["start_time"].astype(np.float64) - submit, np.nan),
+        "response_time": response,
+        "slowdown": np.where(keep, slowdown, np.nan),
+        "bounded_slowdown": np.where(keep, bounded, np.nan),
+    }
 
 
 def job_metrics(
@@ -103,41 +172,43 @@ def job_metrics(
     response_time / run_time (inf for a zero run time after a wait, NaN without one) and
     bounded_slowdown = max(response_time / max(run_time, threshold), 1).
     """
-    if bounded_slowdown_threshold <= 0:
-        raise ValueError(
-            f"expected a positive bounded slowdown threshold, got {bounded_slowdown_threshold}"
-        )
-    jobs = _checked(jobs).copy()
-    keep = ran(jobs).to_numpy()
-    run_time = jobs.run_time.to_numpy(dtype=np.float64)
-    submit = jobs.submit_time.to_numpy(dtype=np.float64)
-    response = np.where(keep, jobs.finish_time.to_numpy(dtype=np.float64) - submit, np.nan)
-    jobs["wait_time"] = np.where(keep, jobs.start_time.to_numpy(dtype=np.float64) - submit,
-                                 np.nan)  # fmt: skip
-    jobs["response_time"] = response
-    with np.errstate(divide="ignore", invalid="ignore"):
-        jobs["slowdown"] = response / run_time
-        jobs["bounded_slowdown"] = np.maximum(
-            response / np.maximum(run_time, bounded_slowdown_threshold), 1.0
-        )
-    jobs.loc[~keep, ["slowdown", "bounded_slowdown"]] = np.nan
+    metrics = job_metric_columns(_FrameColumns(jobs), bounded_slowdown_threshold)
+    jobs = jobs.copy()
+    for name, values in metrics.items():
+        jobs[name] = values
     return jobs
 
 
-def _aggregate(jobs: pd.DataFrame, machine_processors: int, span: float) -> dict[str, float]:
-    """Aggregates of per-job metrics; utilisation over ``span`` of the whole machine."""
-    used = float((jobs.processors * jobs.run_time).sum())
-    return {
-        "jobs": len(jobs),
-        "mean_wait_time": float(jobs.wait_time.mean()),
-        "mean_response_time": float(jobs.response_time.mean()),
-        "mean_slowdown": float(jobs.slowdown.mean()),
-        "mean_bounded_slowdown": float(jobs.bounded_slowdown.mean()),
+def _ran_with_metrics(columns: Columns, threshold: float) -> dict[str, np.ndarray]:
+    """The columns and per-job metrics of the jobs that ran."""
+    columns = {**columns, **job_metric_columns(columns, threshold)}
+    keep = _ran(columns)
+    return {name: values[keep] for name, values in columns.items()}
+
+
+def schedule_summary(
+    columns: Columns,
+    machine_processors: int,
+    bounded_slowdown_threshold: float = BOUNDED_SLOWDOWN_THRESHOLD,
+) -> dict[str, float]:
+    """:func:`jobflow_summary` of a jobs table's columns, as floats by name."""
+    if machine_processors <= 0:
+        raise ValueError(f"expected a positive machine size, got {machine_processors}")
+    jobs = _ran_with_metrics(columns, bounded_slowdown_threshold)
+    if len(jobs["job_id"]) == 0:
+        raise ValueError("jobflow metrics need at least one job")
+    finish, submit = jobs["finish_time"], jobs["submit_time"]
+    span = float(np.nanmax(finish) - np.nanmin(submit))
+    used = _nan_sum(jobs["processors"] * jobs["run_time"])
+    summary = {
+        "jobs": len(finish),
+        **{f"mean_{name}": _nan_mean(jobs[name]) for name in _MEANS},
         "processor_seconds": used,
-        "utilisation": used / (machine_processors * span) if span > 0 else float("nan"),
-        "makespan": float(jobs.finish_time.max() - jobs.submit_time.min()),
-        "killed_jobs": int(killed(jobs).sum()),
+        "utilisation": used / (machine_processors * span) if span > 0 else math.nan,
+        "makespan": span,
+        "killed_jobs": int(_killed(jobs).sum()),
     }
+    return {name: float(value) for name, value in summary.items()}
 
 
 def jobflow_summary(
@@ -154,14 +225,8 @@ def jobflow_summary(
     """
     import pandas as pd
 
-    if machine_processors <= 0:
-        raise ValueError(f"expected a positive machine size, got {machine_processors}")
-    metrics = job_metrics(jobs, bounded_slowdown_threshold)
-    metrics = metrics[ran(metrics)]
-    if len(metrics) == 0:
-        raise ValueError("jobflow metrics need at least one job")
-    span = float(metrics.finish_time.max() - metrics.submit_time.min())
-    return pd.Series(_aggregate(metrics, machine_processors, span), name="all")
+    summary = schedule_summary(_FrameColumns(jobs), machine_processors, bounded_slowdown_threshold)
+    return pd.Series(summary, name="all")
 
 
 _MEANS = ("wait_time", "response_time", "slowdown", "bounded_slowdown")
@@ -169,10 +234,9 @@ _MEANS = ("wait_time", "response_time", "slowdown", "bounded_slowdown")
 
 def _same_as_previous(values: np.ndarray) -> np.ndarray:
     """Per position, whether the value equals the one before (NaN equals NaN)."""
-    import pandas as pd
-
     same = np.zeros(len(values), dtype=bool)
-    missing = pd.isna(values)
+    missing = np.isnan(values) if values.dtype.kind == "f" else np.array(
+        [v is None or v != v for v in values.tolist()], dtype=bool)  # fmt: skip
     same[1:] = (values[:-1] == values[1:]) | (missing[:-1] & missing[1:])
     return same
 
@@ -188,6 +252,49 @@ def _nan_mean(values: np.ndarray) -> float:
     return _nan_sum(values) / count if count else math.nan
 
 
+def user_columns(
+    columns: Columns,
+    machine_processors: int,
+    bounded_slowdown_threshold: float = BOUNDED_SLOWDOWN_THRESHOLD,
+) -> dict[str, np.ndarray]:
+    """:func:`per_user_summary` of a jobs table's columns, ``user_id`` the first column."""
+    if machine_processors <= 0:
+        raise ValueError(f"expected a positive machine size, got {machine_processors}")
+    jobs = _ran_with_metrics(columns, bounded_slowdown_threshold)
+    span = float(np.nanmax(jobs["finish_time"]) - np.nanmin(jobs["submit_time"]))
+    # Slices of one stable sort instead of a table per user (logs have hundreds of users):
+    # the same values in the same order, so the same sums (pandas' means and sums are NumPy's
+    # over the values with NaN set to 0) as the overall summary on each group.
+    order = np.argsort(jobs["user_id"], kind="stable")  # NaN last
+    users = jobs["user_id"][order]
+    bounds = np.flatnonzero(~_same_as_previous(users))
+    stops = [*bounds[1:], len(users)]
+    means = {name: jobs[name].astype(np.float64)[order] for name in _MEANS}
+    used = (jobs["processors"] * jobs["run_time"]).astype(np.float64)[order]
+    finish = jobs["finish_time"].astype(np.float64)[order]
+    submit = jobs["submit_time"].astype(np.float64)[order]
+    stopped = _killed(jobs)[order]
+    parts = [slice(first, stop) for first, stop in zip(bounds, stops, strict=True)]
+    user_used = np.array([_nan_sum(used[part]) for part in parts])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        utilisation = user_used / (machine_processors * span) if span > 0 else np.full(
+            len(parts), math.nan)  # fmt: skip
+    return {
+        "user_id": users[bounds],
+        "jobs": np.array([part.stop - part.start for part in parts], dtype=np.int64),
+        **{
+            f"mean_{name}": np.array([_nan_mean(values[part]) for part in parts])
+            for name, values in means.items()
+        },
+        "processor_seconds": user_used,
+        "utilisation": utilisation,
+        "makespan": np.array(
+            [float(np.nanmax(finish[part]) - np.nanmin(submit[part])) for part in parts]
+        ),
+        "killed_jobs": np.array([int(stopped[part].sum()) for part in parts], dtype=np.int64),
+    }
+
+
 def per_user_summary(
     jobs: pd.DataFrame,
     machine_processors: int,
@@ -201,32 +308,5 @@ def per_user_summary(
     """
     import pandas as pd
 
-    if machine_processors <= 0:
-        raise ValueError(f"expected a positive machine size, got {machine_processors}")
-    metrics = job_metrics(jobs, bounded_slowdown_threshold)
-    metrics = metrics[ran(metrics)]
-    span = float(metrics.finish_time.max() - metrics.submit_time.min())
-    # Slices of one stable sort instead of a DataFrame per user (logs have hundreds of users):
-    # the same values in the same order, so the same sums (pandas' means and sums are NumPy's
-    # over the values with NaN set to 0) as _aggregate on each group.
-    metrics = metrics.sort_values("user_id", kind="stable", na_position="last")
-    users = metrics.user_id.to_numpy()
-    bounds = np.flatnonzero(~_same_as_previous(users))
-    columns = {name: metrics[name].to_numpy(dtype=np.float64) for name in _MEANS}
-    used = (metrics.processors * metrics.run_time).to_numpy(dtype=np.float64)
-    finish = metrics.finish_time.to_numpy(dtype=np.float64)
-    submit = metrics.submit_time.to_numpy(dtype=np.float64)
-    stopped = killed(metrics).to_numpy()
-    rows = {}
-    for first, stop in zip(bounds, [*bounds[1:], len(users)], strict=True):
-        part = slice(first, stop)
-        user_used = _nan_sum(used[part])
-        rows[users[first]] = {
-            "jobs": stop - first,
-            **{f"mean_{name}": _nan_mean(values[part]) for name, values in columns.items()},
-            "processor_seconds": user_used,
-            "utilisation": user_used / (machine_processors * span) if span > 0 else math.nan,
-            "makespan": float(np.nanmax(finish[part]) - np.nanmin(submit[part])),
-            "killed_jobs": int(stopped[part].sum()),
-        }
-    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("user_id")
+    columns = user_columns(_FrameColumns(jobs), machine_processors, bounded_slowdown_threshold)
+    return pd.DataFrame(columns).set_index("user_id")

@@ -6,12 +6,25 @@ interval, count). Intervals use Student's t with ``count - 1`` degrees of freedo
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from statistics import NormalDist
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from gridsim.analysis.tables import (
+    Table,
+    column,
+    column_names,
+    first_appearance,
+    group_key,
+    groups,
+    key_values,
+    rows,
+    table_like,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,24 +79,24 @@ def mean_interval(values: Sequence[float] | np.ndarray) -> tuple[float, float, i
     return mean, half, count
 
 
-def summarise_by(table: pd.DataFrame, by: str | list[str], metrics: Sequence[str]) -> pd.DataFrame:
+def summarise_by(table: Table, by: str | list[str], metrics: Sequence[str]) -> Table:
     """Per group: ``<metric>_mean``, ``<metric>_ci95`` for each metric, and ``runs``.
 
-    Groups keep their order of first appearance (the scenario's policy order).
+    Groups keep their order of first appearance (the scenario's policy order). A DataFrame
+    gives a DataFrame, an Arrow table an Arrow table (:mod:`gridsim.analysis.tables`).
     """
-    import pandas as pd
-
     keys = [by] if isinstance(by, str) else list(by)
+    values = {metric: column(table, metric).astype(float) for metric in metrics}
     rows = []
-    for group, part in table.groupby(keys, sort=False, dropna=False):
-        row = dict(zip(keys, group if isinstance(group, tuple) else (group,), strict=True))
-        row["runs"] = len(part)
+    for group, positions in groups(table, keys):
+        row = dict(zip(keys, group, strict=True))
+        row["runs"] = len(positions)
         for metric in metrics:
-            mean, half, _count = mean_interval(part[metric].to_numpy(dtype=float))
+            mean, half, _count = mean_interval(values[metric][positions])
             row[f"{metric}_mean"] = mean
             row[f"{metric}_ci95"] = half
         rows.append(row)
-    return pd.DataFrame(rows)
+    return table_like(rows, table)
 
 
 def baseline_policy(baseline: str | None, policies: Sequence[str]) -> str | None:
@@ -95,33 +108,42 @@ def baseline_policy(baseline: str | None, policies: Sequence[str]) -> str | None
     return str(policies[0]) if len(policies) else None
 
 
-def paired_comparison(
-    runs: pd.DataFrame, metric: str, baseline: str, keys: Sequence[str] = ()
-) -> pd.DataFrame:
+def paired_comparison(runs: Table, metric: str, baseline: str, keys: Sequence[str] = ()) -> Table:
     """Each policy against ``baseline`` on the same replications (common random numbers).
 
     Per policy (and per ``keys`` group): the mean difference ``policy - baseline`` of
     ``metric`` over the replications both completed, its 95% interval, the number of pairs,
     and the mean relative difference ``policy / baseline - 1``.
-    """
-    import pandas as pd
 
-    index = ["replication", *keys]
-    table = runs.pivot_table(index=index, columns="policy", values=metric, sort=False,
-                             dropna=False)  # fmt: skip
-    if baseline not in table.columns:
+    Groups and replications are taken as a pivot table of replications x ``keys`` by policy
+    makes them (``pivot_table(sort=False, dropna=False)``): every combination of the keys'
+    values in order of first appearance, replications in order of first appearance within
+    each, policies in order of first appearance. A DataFrame gives a DataFrame, an Arrow
+    table an Arrow table.
+    """
+    policies = first_appearance(key_values(runs, "policy"))
+    if baseline not in policies:
         raise ValueError(f"baseline policy {baseline!r} is not in the results")
+    index = ["replication", *keys]
+    cells: dict[tuple, dict[Any, list[float]]] = {}
+    values = column(runs, metric).astype(float)
+    for group, positions in groups(runs, [*index, "policy"]):
+        *at, policy = map(group_key, group)
+        for position in positions:
+            cells.setdefault(tuple(at), {}).setdefault(policy, []).append(values[position])
+    levels = [first_appearance(key_values(runs, name)) for name in index]
     rows = []
-    groups = table.groupby(level=list(keys), sort=False, dropna=False) if keys else [((), table)]
-    for group, part in groups:
-        group = group if isinstance(group, tuple) else (group,)
-        for policy in part.columns:
+    for group in itertools.product(*levels[1:]):
+        at = [tuple(map(group_key, (replication, *group))) for replication in levels[0]]
+        base = np.array([_cell(cells, where, baseline) for where in at])
+        for policy in policies:
             if policy == baseline:
                 continue
-            pairs = part[[baseline, policy]].dropna()
-            difference = (pairs[policy] - pairs[baseline]).to_numpy()
-            relative = (pairs[policy] / pairs[baseline] - 1.0).to_numpy()
-            mean, half, count = mean_interval(difference)
+            other = np.array([_cell(cells, where, policy) for where in at])
+            both = ~np.isnan(base) & ~np.isnan(other)
+            mean, half, count = mean_interval(other[both] - base[both])
+            with np.errstate(divide="ignore", invalid="ignore"):  # as pandas divides
+                relative = other[both] / base[both] - 1.0
             rel_mean, rel_half, _ = mean_interval(relative)
             rows.append({
                 **dict(zip(keys, group, strict=True)),
@@ -134,7 +156,13 @@ def paired_comparison(
                 "relative_mean": rel_mean,
                 "relative_ci95": rel_half,
             })  # fmt: skip
-    return pd.DataFrame(rows)
+    return table_like(rows, runs)
+
+
+def _cell(cells: dict[tuple, dict[Any, list[float]]], where: tuple, policy: Any) -> float:
+    """A pivot table's cell: the mean of the runs there (NaN ones left out), NaN if none."""
+    found = [v for v in cells.get(where, {}).get(policy, []) if not math.isnan(v)]
+    return float(np.mean(found)) if found else math.nan
 
 
 #: Columns that split a comparison into separate groups when a runs table has them: the
@@ -142,13 +170,13 @@ def paired_comparison(
 GROUP_COLUMNS = ("run", "queue_size", "goal")
 
 
-def swept_columns(runs: pd.DataFrame) -> list[str]:
+def swept_columns(runs: Table) -> list[str]:
     """Columns of a sweep's point values: those named by a dotted field path
     (``environment.local_load.max_utilisation``), as a grid names them."""
-    return [str(c) for c in runs.columns if "." in str(c)]
+    return [c for c in column_names(runs) if "." in c]
 
 
-def comparison_keys(runs: pd.DataFrame, axes: Sequence[str] | None = None) -> list[str]:
+def comparison_keys(runs: Table, axes: Sequence[str] | None = None) -> list[str]:
     """The columns of ``runs`` that, with ``replication``, identify one instance.
 
     The swept fields (``axes``, default :func:`swept_columns`; ``Results.axes`` names them
@@ -158,11 +186,13 @@ def comparison_keys(runs: pd.DataFrame, axes: Sequence[str] | None = None) -> li
     folders.
     """
     swept = swept_columns(runs) if axes is None else list(axes)
-    keys = [c for c in swept if c in runs.columns]
-    keys += [c for c in GROUP_COLUMNS[1:] if c in runs.columns and c not in keys]
-    if "run" in runs.columns:
-        folders_per_policy = runs.groupby("policy", sort=False)["run"].nunique()
-        if (folders_per_policy > 1).any():
+    names = column_names(runs)
+    keys = [c for c in swept if c in names]
+    keys += [c for c in GROUP_COLUMNS[1:] if c in names and c not in keys]
+    if "run" in names:
+        folders = column(runs, "run").tolist()
+        per_policy = groups(runs, ["policy"])
+        if any(len(first_appearance(folders[p] for p in rows)) > 1 for _, rows in per_policy):
             keys.insert(0, "run")
     return keys
 
@@ -202,12 +232,12 @@ def paired_against_baseline(
     return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
 
 
-def format_summary(summary: pd.DataFrame, keys: Sequence[str], metrics: Sequence[str]) -> str:
+def format_summary(summary: Table, keys: Sequence[str], metrics: Sequence[str]) -> str:
     """A plain-text table: one row per group, ``mean ± half-width`` per metric."""
-    counts = [c for c in ("runs", "cycles") if c in summary.columns][:1]
+    counts = [c for c in ("runs", "cycles") if c in column_names(summary)][:1]
     header = [*keys, *counts, *metrics]
     lines = []
-    for _, row in summary.iterrows():
+    for row in rows(summary):
         cells = [str(row[k]) for k in keys] + [str(int(row[c])) for c in counts]
         for metric in metrics:
             mean, half = row[f"{metric}_mean"], row[f"{metric}_ci95"]

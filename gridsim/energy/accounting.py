@@ -19,15 +19,17 @@ import math
 import numpy as np
 import pandas as pd
 
-from gridsim.energy.model import JOULES_PER_KWH, EnergyModel
+from gridsim.energy.model import (
+    JOULES_PER_KWH,
+    POWER_DOWN_RUN_COLUMNS,
+    RUN_ENERGY_COLUMNS,
+    EnergyModel,
+)
 from gridsim.energy.power_down import IDLE, OFF, SWITCHING, power_states
 from gridsim.sim.trace import ENERGY_JOB_COLUMNS, node_runs
 
 #: The jobs table's energy columns (docs/results.md).
 ENERGY_COLUMNS = tuple(column.name for column in ENERGY_JOB_COLUMNS)
-#: The runs table's energy columns.
-RUN_ENERGY_COLUMNS = ("energy_kwh", "busy_energy_kwh", "idle_energy_kwh", "electricity_cost",
-                      "carbon_kg")  # fmt: skip
 
 
 def add_job_energy(jobs: pd.DataFrame, model: EnergyModel) -> pd.DataFrame:
@@ -78,8 +80,6 @@ def run_energy(
 NODE_ENERGY_COLUMNS = ("node", "busy_energy_kwh", "idle_energy_kwh", "switching_energy_kwh",
                        "off_energy_kwh", "energy_kwh", "electricity_cost", "carbon_kg",
                        "off_time", "switch_offs")  # fmt: skip
-#: The runs table's columns a power-down block adds.
-POWER_DOWN_RUN_COLUMNS = ("switching_energy_kwh", "off_energy_kwh", "switch_offs")
 
 
 def _powered_down(model, held, accounts, idle, span):
@@ -184,12 +184,6 @@ def _account_uniform(jobs: pd.DataFrame, model: EnergyModel, span: tuple[float, 
         },
         None,
     )
-
-
-def energy_metrics(runs: pd.DataFrame) -> list[str]:
-    """The runs table's energy columns it has (a run without a power model has none)."""
-    return [name for name in (*RUN_ENERGY_COLUMNS, *POWER_DOWN_RUN_COLUMNS)
-            if name in runs.columns]  # fmt: skip
 
 
 #: Task kinds of a job flow's tasks table that are a job's (a run that ended or was killed).

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gridsim.analysis.tables import Table, column_names
 from gridsim.energy.config import PowerConfig, PowerDownConfig, SignalConfig
 from gridsim.energy.signals import Signal
 
@@ -23,6 +24,19 @@ from gridsim.energy.signals import Signal
 JOULES_PER_KWH = 3.6e6
 #: Grams per kilogram: carbon intensity is in g CO2 per kWh, carbon in kg.
 GRAMS_PER_KG = 1000.0
+
+
+#: The runs table's energy columns.
+RUN_ENERGY_COLUMNS = ("energy_kwh", "busy_energy_kwh", "idle_energy_kwh", "electricity_cost",
+                      "carbon_kg")  # fmt: skip
+#: The runs table's columns a power-down block adds.
+POWER_DOWN_RUN_COLUMNS = ("switching_energy_kwh", "off_energy_kwh", "switch_offs")
+
+
+def energy_metrics(runs: Table) -> list[str]:
+    """The runs table's energy columns it has (a run without a power model has none)."""
+    names = column_names(runs)
+    return [name for name in (*RUN_ENERGY_COLUMNS, *POWER_DOWN_RUN_COLUMNS) if name in names]
 
 
 @dataclass(frozen=True)

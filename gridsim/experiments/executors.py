@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from typing import Any, Protocol
 
 
@@ -73,6 +73,9 @@ class ProcessExecutor:
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self.description = f"{workers} local processes"
+        # Imported here: a run in this process needs no multiprocessing (start-up).
+        from concurrent.futures import ProcessPoolExecutor
+
         self._pool = ProcessPoolExecutor(
             max_workers=workers, initializer=_worker_setup, initargs=(os.getpid(),)
         )

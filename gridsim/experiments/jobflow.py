@@ -42,7 +42,8 @@ from gridsim.analysis.jobflow_metrics import job_metrics
 from gridsim.analysis.jobflow_stats import RUN_METRICS, add_advantage, run_metrics
 from gridsim.analysis.stats import baseline_policy, summarise_by
 from gridsim.config import Range, ScenarioBase, Strict
-from gridsim.energy.accounting import account_flow, energy_metrics
+from gridsim.energy.accounting import account_flow
+from gridsim.energy.model import energy_metrics
 from gridsim.experiments import feasibility
 from gridsim.experiments.jobflow_power_cap import check_power_cap, flow_power_limit, over_cap_count
 from gridsim.experiments.kinds import JobsOfSchema1, KindDeclaration

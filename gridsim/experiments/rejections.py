@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    import pandas as pd
+import numpy as np
 
+from gridsim.analysis.tables import Table, column, column_names, groups, row_count
 
 #: Columns that tell runs apart besides the policy (a point's axes come first).
 GROUP_COLUMNS = ("queue_size", "goal")
@@ -43,30 +43,42 @@ class Count:
     same_for_every_policy: bool = False
 
 
-def rejection_rows(
-    counts: Sequence[Count], runs: pd.DataFrame, axes: Sequence[str] = ()
-) -> list[dict[str, Any]]:
+def rejection_rows(counts: Sequence[Count], runs: Table, axes: Sequence[str] = ()
+                   ) -> list[dict[str, Any]]:  # fmt: skip
     """The non-zero counts, summed per policy and group (see the module docstring)."""
-    if runs.empty or "policy" not in runs.columns:
+    names = column_names(runs)
+    if row_count(runs) == 0 or "policy" not in names:
         return []
-    keys = [c for c in dict.fromkeys((*axes, "policy", *GROUP_COLUMNS)) if c in runs.columns]
-    first_policy = runs[runs["policy"] == runs["policy"].iloc[0]].assign(policy="every policy")
+    keys = [c for c in dict.fromkeys((*axes, "policy", *GROUP_COLUMNS)) if c in names]
+    policy = column(runs, "policy")
+    first_policy = np.flatnonzero(policy == policy[0])
     rows = []
     for count in counts:
-        if count.column not in runs.columns:
+        if count.column not in names:
             continue
-        counted = first_policy if count.same_for_every_policy else runs
-        for values, group in counted.groupby(keys, sort=False, dropna=False):
-            if count.of is None:
-                number, total = int((~group[count.column].astype(bool)).sum()), len(group)
+        counted = column(runs, count.column)
+        total = None if count.of is None else column(runs, count.of)
+        for values, group in groups(runs, keys):
+            if count.same_for_every_policy:
+                group = np.intersect1d(group, first_policy)
+                if not len(group):
+                    continue
+                values = tuple("every policy" if key == "policy" else value
+                               for key, value in zip(keys, values, strict=True))  # fmt: skip
+            if total is None:
+                number, out_of = int((~counted[group].astype(bool)).sum()), len(group)
             else:
-                number, total = int(group[count.column].sum()), int(group[count.of].sum())
+                number, out_of = _sum(counted[group]), _sum(total[group])
             if number:
-                labels = dict(zip(keys, values if isinstance(values, tuple) else (values,),
-                                  strict=True))  # fmt: skip
-                rows.append({**_plain(labels), "count": number, "of": total,
+                labels = dict(zip(keys, values, strict=True))
+                rows.append({**_plain(labels), "count": number, "of": out_of,
                              "what": count.what, "why": count.why})  # fmt: skip
     return rows
+
+
+def _sum(values: np.ndarray) -> int:
+    """The sum of a count column (missing values left out, as pandas sums)."""
+    return int(np.nansum(values.astype(float)))
 
 
 def _plain(values: dict[str, Any]) -> dict[str, Any]:

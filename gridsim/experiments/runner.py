@@ -34,6 +34,23 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import gridsim
+from gridsim.analysis.tables import (
+    Table,
+    arrow_array,
+    column,
+    column_names,
+    concat,
+    first_appearance,
+    groups,
+    insert_column,
+    is_arrow,
+    key_values,
+    row_count,
+    table_like,
+    take,
+    to_arrow,
+    to_pandas,
+)
 from gridsim.experiments import cells as cell_sets
 from gridsim.experiments.cells import Chunk
 from gridsim.experiments.executors import ChunkExecutor, open_executor
@@ -74,14 +91,14 @@ class ResultTables(Mapping[str, "pd.DataFrame"]):
     """The tables of a run by name: derived ones held in memory, chunk tables read from the
     store on each access (a large sweep's ``jobs`` need not fit in memory)."""
 
-    def __init__(self, store: Any, derived: dict[str, pd.DataFrame]) -> None:
+    def __init__(self, store: Any, derived: dict[str, Table]) -> None:
         self.store = store
         self.frames = derived
         self._names = [*store.table_names(), *derived]
 
     def __getitem__(self, name: str) -> pd.DataFrame:
         if name in self.frames:
-            return self.frames[name]
+            return to_pandas(self.frames[name])
         if name not in self._names:
             raise KeyError(name)
         return self.store.table(name)
@@ -104,7 +121,7 @@ class ExperimentResult:
     """
 
     tables: ResultTables
-    summary: pd.DataFrame
+    summary: Table
     status: str = "complete"
     error: str | None = None
     out_dir: Path | None = None
@@ -293,26 +310,37 @@ def _store_what_finished(store_finished, running: dict[Future, Chunk]) -> None:
 
 def run_chunk(
     scenario: Any, chunk: Chunk, seed: int, columns: list[tuple[str, Any, str]]
-) -> dict[str, pd.DataFrame]:
+) -> dict[str, Table]:
     """A chunk's replications of one point (runs in a worker): the kind's tables,
-    concatenated, with the point's values as columns."""
+    concatenated, with the point's values as columns. A kind with ``replication_tables``
+    gives Arrow tables (built without pandas), the others DataFrames."""
     module = kind_module(scenario)
-    parts = [
-        module.run_replication(scenario, r, replication_seed(seed, r)) for r in chunk.replications
-    ]
+    replicate = getattr(module, "replication_tables", module.run_replication)
+    parts = [replicate(scenario, r, replication_seed(seed, r)) for r in chunk.replications]
     return {name: with_point_columns(table, columns) for name, table in _concat(parts).items()}
 
 
-def with_point_columns(table: pd.DataFrame, columns: list[tuple[str, Any, str]]) -> pd.DataFrame:
+#: Point column types an Arrow table takes as they are; the others (nullable integers and
+#: booleans, text) go through pandas, whose schema metadata says how they read back.
+ARROW_POINT_TYPES = ("int64", "float64", "bool")
+
+
+def with_point_columns(table: Table, columns: list[tuple[str, Any, str]]) -> Table:
     """``table`` with a column per swept path (after ``scenario`` when there is one); paths
     the kind already writes (``queue_size``) are left as the kind wrote them."""
-    import pandas as pd
-
-    added = [(path, value, dtype) for path, value, dtype in columns if path not in table]
+    names = column_names(table)
+    added = [(path, value, dtype) for path, value, dtype in columns if path not in names]
     if not added:
         return table
-    position = table.columns.get_loc("scenario") + 1 if "scenario" in table else 0
-    table = table.copy()
+    position = names.index("scenario") + 1 if "scenario" in names else 0
+    if is_arrow(table) and all(dtype in ARROW_POINT_TYPES for _, _, dtype in added):
+        for offset, (path, value, dtype) in enumerate(added):
+            values = np.full(table.num_rows, value, dtype=dtype)
+            table = table.add_column(position + offset, path, arrow_array(values))
+        return table
+    import pandas as pd
+
+    table = to_pandas(table).copy()
     for offset, (path, value, dtype) in enumerate(added):
         table.insert(position + offset, path, pd.Series([value] * len(table), dtype=dtype))
     return table
@@ -320,11 +348,11 @@ def with_point_columns(table: pd.DataFrame, columns: list[tuple[str, Any, str]])
 
 def _finish(experiment: Experiment, store: Any, entry: dict[str, Any], status: str,
             error: str | None, ran: int, skipped: int) -> ExperimentResult:  # fmt: skip
-    import pandas as pd
-
     module = kind_module(experiment.scenario)
     names = store.table_names()
-    runs = store.table("runs") if "runs" in names else pd.DataFrame()
+    runs = store.stored_table("runs")
+    if not _summarised_as_arrow(experiment, module):
+        runs = to_pandas(runs)
     summary = summarise_points(module, runs, experiment.axes)
     derived = derived_tables(module, runs, experiment.axes,
                              getattr(experiment.scenario, "baseline", None))  # fmt: skip
@@ -347,10 +375,19 @@ def _finish(experiment: Experiment, store: Any, entry: dict[str, Any], status: s
         write_csv(summary, store.path / "summary.csv")
         (store.path / "paired.parquet").unlink(missing_ok=True)
         for name, table in derived.items():
-            write_atomically(_arrow(table), store.path / f"{name}.parquet")
+            write_atomically(to_arrow(table), store.path / f"{name}.parquet")
         store.write_manifest()
     return ExperimentResult(ResultTables(store, derived), summary, status, error,
                             store.path, manifest, ran, skipped)  # fmt: skip
+
+
+def _summarised_as_arrow(experiment: Experiment, module: Any) -> bool:
+    """Whether the runs are summarised as Arrow tables, without pandas: for a kind that
+    builds them (``replication_tables``) when every point column is one
+    (:data:`ARROW_POINT_TYPES`); else as DataFrames."""
+    point_types = {dtype for point in experiment.points for _, _, dtype in
+                   experiment.columns(point)}  # fmt: skip
+    return hasattr(module, "replication_tables") and point_types <= set(ARROW_POINT_TYPES)
 
 
 def _planned(manifest: dict[str, Any]) -> dict[int, set[int]]:
@@ -359,34 +396,25 @@ def _planned(manifest: dict[str, Any]) -> dict[int, set[int]]:
     return planned_cells(manifest)
 
 
-def _arrow(table: pd.DataFrame):
-    import pyarrow as pa
-
-    return pa.Table.from_pandas(table, preserve_index=False)
-
-
-def summarise_points(module: Any, runs: pd.DataFrame, axes: tuple[str, ...]) -> pd.DataFrame:
+def summarise_points(module: Any, runs: Table, axes: tuple[str, ...]) -> Table:
     """The kind's summary per point (point columns first, when not already there)."""
-    import pandas as pd
-
-    if runs.empty:
-        return pd.DataFrame()
-    keys = [a for a in axes if a in runs.columns]
+    if row_count(runs) == 0:
+        return table_like([], runs)
+    keys = [a for a in axes if a in column_names(runs)]
     if not keys:
         return module.summarise(runs)
     parts = []
-    for values, part in runs.groupby(keys, sort=False, dropna=False):
-        summary = module.summarise(part)
-        values = values if isinstance(values, tuple) else (values,)
+    for values, positions in groups(runs, keys):
+        summary = module.summarise(take(runs, positions))
         for offset, (key, value) in enumerate(zip(keys, values, strict=True)):
-            if key not in summary.columns:
-                summary.insert(offset, key, value)
+            if key not in column_names(summary):
+                summary = insert_column(summary, offset, key, value)
         parts.append(summary)
-    return pd.concat(parts, ignore_index=True)
+    return concat(parts)
 
 
 def derived_tables(
-    module: Any, runs: pd.DataFrame, axes: tuple[str, ...], baseline: str | None = None
+    module: Any, runs: Table, axes: tuple[str, ...], baseline: str | None = None
 ) -> dict[str, Any]:
     """``paired``: every policy against the scenario's ``baseline`` (else the first policy)
     on the kind's paired metric (the first of its declaration's ``paired_metrics``), per
@@ -394,17 +422,17 @@ def derived_tables(
     from gridsim.analysis.stats import baseline_policy, comparison_keys, paired_comparison
 
     metrics = module.DECLARATION.paired_metrics
-    if not metrics or runs.empty or runs["policy"].nunique() < 2:
+    if not metrics or row_count(runs) == 0 or len(first_appearance(key_values(runs, "policy"))) < 2:
         return {}
     metric = metrics[0]
     runs = module.DECLARATION.comparable_runs(runs)
-    if "comparable" in runs.columns:
-        runs = runs[runs["comparable"]]
-    if runs.empty:
+    if "comparable" in column_names(runs):
+        runs = take(runs, np.flatnonzero(column(runs, "comparable").astype(bool)))
+    if row_count(runs) == 0:
         return {}
     # per point, and per goal of a batch cycle (comparison_keys): never averaged across them
     keys = [key for key in comparison_keys(runs, list(axes)) if key != "policy"]
-    reference = baseline_policy(baseline, list(dict.fromkeys(runs["policy"])))
+    reference = baseline_policy(baseline, first_appearance(key_values(runs, "policy")))
     return {"paired": paired_comparison(runs, metric, str(reference), keys)}
 
 
@@ -430,16 +458,11 @@ def new_manifest(experiment: Experiment, seed: int) -> dict[str, Any]:
     }
 
 
-def _concat(collected: list[dict[str, pd.DataFrame]]) -> dict[str, pd.DataFrame]:
-    import pandas as pd
-
+def _concat(collected: list[dict[str, Table]]) -> dict[str, Table]:
     names: list[str] = []
     for tables in collected:
         names.extend(name for name in tables if name not in names)
-    return {
-        name: pd.concat([t[name] for t in collected if name in t], ignore_index=True)
-        for name in names
-    }
+    return {name: concat([t[name] for t in collected if name in t]) for name in names}
 
 
 def _main_thread() -> bool:

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gridsim.analysis.tables import Table, arrow_rows, concat, csv_text, to_arrow, to_pandas
 from gridsim.experiments.cells import Chunk, from_ranges, ranges
 
 if TYPE_CHECKING:
@@ -102,7 +103,11 @@ def read_table(sources: Iterable[tuple[Path, Chunk]], name: str) -> pd.DataFrame
     from no value); chunk files missing for a table (a kind that wrote no such table for
     that chunk) are skipped.
     """
-    import pandas as pd
+    return read_arrow_table(sources, name).to_pandas()
+
+
+def read_arrow_table(sources: Iterable[tuple[Path, Chunk]], name: str) -> pa.Table:
+    """:func:`read_table` as an Arrow table (no pandas needed; no columns if no file)."""
     import pyarrow as pa
 
     tables, empty = [], None
@@ -116,10 +121,10 @@ def read_table(sources: Iterable[tuple[Path, Chunk]], name: str) -> pd.DataFrame
         elif empty is None:
             empty = table
     if not tables:
-        return empty.to_pandas() if empty is not None else pd.DataFrame()
+        return empty if empty is not None else pa.table({})
     schema = tables[0].schema
     conformed = [t if t.schema.equals(schema) else _conform(t, schema) for t in tables]
-    return pa.concat_tables(conformed).to_pandas()
+    return pa.concat_tables(conformed)
 
 
 def read_parquet(path: Path) -> pa.Table:
@@ -204,7 +209,7 @@ class MemoryStore:
             done.setdefault(chunk.point, set()).update(chunk.replications)
         return done
 
-    def add(self, chunk: Chunk, tables: dict[str, pd.DataFrame]) -> None:
+    def add(self, chunk: Chunk, tables: dict[str, Table]) -> None:
         self.chunks[chunk] = tables
 
     def table_names(self) -> list[str]:
@@ -214,11 +219,13 @@ class MemoryStore:
         return names
 
     def table(self, name: str) -> pd.DataFrame:
-        import pandas as pd
+        return to_pandas(self.stored_table(name))
 
+    def stored_table(self, name: str) -> Table:
+        """Table ``name`` as the kind built it (Arrow or pandas); no columns if none."""
         ordered = sorted(self.chunks, key=lambda c: (c.point, c.first))
         parts = [self.chunks[c][name] for c in ordered if name in self.chunks[c]]
-        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        return concat(parts) if parts else arrow_rows([])
 
 
 class FolderStore:
@@ -286,14 +293,14 @@ class FolderStore:
     def done(self) -> dict[int, set[int]]:
         return {point: set(reps) for point, reps in self._done.items()}
 
-    def add(self, chunk: Chunk, tables: dict[str, pd.DataFrame]) -> None:
+    def add(self, chunk: Chunk, tables: dict[str, Table]) -> None:
         """Write the chunk's tables (``runs`` last); SchemaDriftError, nothing written, if a
         table does not fit the rows already stored."""
         import pyarrow as pa
 
         arrow = {}
         for name, frame in tables.items():
-            table = pa.Table.from_pandas(frame, preserve_index=False)
+            table = to_arrow(frame)
             schema = self._schema(name)
             if schema is not None and table.num_rows:
                 try:
@@ -314,7 +321,11 @@ class FolderStore:
         return table_names(self.path)
 
     def table(self, name: str) -> pd.DataFrame:
-        return read_table(((self.path, c) for c in committed_chunks(self.path)), name)
+        return self.stored_table(name).to_pandas()
+
+    def stored_table(self, name: str) -> pa.Table:
+        """Table ``name`` as the files hold it (Arrow); no columns if none."""
+        return read_arrow_table(((self.path, c) for c in committed_chunks(self.path)), name)
 
     def write_manifest(self) -> None:
         self.manifest["done"] = {str(p): ranges(r) for p, r in sorted(self._done.items())}
@@ -428,9 +439,10 @@ def write_atomically(table: pa.Table, path: Path) -> None:
         pq.write_table(table, temporary)
 
 
-def write_csv(table: pd.DataFrame, path: Path) -> None:
+def write_csv(table: Table, path: Path) -> None:
+    """``table`` as ``DataFrame.to_csv(index=False)`` writes it, Arrow tables too."""
     with replacing(path) as temporary:
-        table.to_csv(temporary, index=False)
+        temporary.write_text(csv_text(table), newline="")
 
 
 def planned_cells(manifest: dict[str, Any]) -> dict[int, set[int]]:

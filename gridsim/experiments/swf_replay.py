@@ -40,10 +40,16 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
-from gridsim.analysis.jobflow_metrics import LABELS, job_metrics, jobflow_summary, per_user_summary
+from gridsim.analysis.jobflow_metrics import (
+    LABELS,
+    job_metric_columns,
+    schedule_summary,
+    user_columns,
+)
 from gridsim.analysis.resource_metrics import LABELS as RESOURCE_LABELS
 from gridsim.analysis.resource_metrics import resource_summary
 from gridsim.analysis.stats import summarise_by
+from gridsim.analysis.tables import Table, arrow_columns, arrow_rows, concat
 from gridsim.config import ScenarioBase, ScenarioError
 from gridsim.experiments import feasibility
 from gridsim.experiments.kinds import JobsOfSchema1, KindDeclaration, NodeCapacity
@@ -63,8 +69,11 @@ from gridsim.experiments.swf_replay_resources import (
     uses_resource_planners,
 )
 from gridsim.experiments.swf_replay_tables import (
+    ReplayedJobs,
     at_machine_speed,
+    job_columns,
     job_table,
+    log_columns,
     peak_in_use,
     progress_bar,
     progress_callback,
@@ -72,7 +81,7 @@ from gridsim.experiments.swf_replay_tables import (
 from gridsim.resources import ResourceRequest
 from gridsim.scheduling.log_schedulers import ALGORITHMS
 from gridsim.sim.log_replay import REQUIRED_COLUMNS, node_intervals, replay_log
-from gridsim.sim.trace import in_schema_order
+from gridsim.sim.trace import schema_order
 from gridsim.workloads.config import ModelWorkloadConfig, Workload, WorkloadConfig, workload_records
 from gridsim.workloads.mapping import DROP_REASONS, apply_mapping
 from gridsim.workloads.platform import LogPlatform, LogPlatformConfig, has_power, log_platform
@@ -80,6 +89,7 @@ from gridsim.workloads.records import WorkloadLog
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 SchedulerName = Literal["fcfs", "easy", "conservative"]
 METRICS = [
@@ -276,25 +286,24 @@ def machine_nodes(scenario: SwfReplayScenario, log: WorkloadLog) -> tuple[int, s
 
 def replay_homogeneous(
     scenario: SwfReplayScenario, log: WorkloadLog, platform: LogPlatform, scheduler: SchedulerName
-) -> pd.DataFrame:
-    """One replay with the processor-count schedulers; returns the jobs table (built after
-    the replay, which reads the log's columns: it starts before pandas is imported)."""
-    columns = at_machine_speed({name: log.column(name) for name in REQUIRED_COLUMNS}, platform)
-    with progress_callback(scenario, columns, scheduler) as on_progress:
+) -> ReplayedJobs:
+    """One replay with the processor-count schedulers; its jobs table as columns, built
+    from the log's columns (no pandas: docs/swf.md, start-up)."""
+    jobs = at_machine_speed(log_columns(log), platform)
+    with progress_callback(scenario, jobs, scheduler) as on_progress:
         replay = replay_log(
-            columns,
+            {name: jobs[name] for name in REQUIRED_COLUMNS},
             len(platform),
             scheduler,  # type: ignore[arg-type]
             record_nodes=scenario.record_nodes,
             on_progress=on_progress,
         )
-    jobs = at_machine_speed(log.jobs, platform)
-    table = job_table(jobs, replay.start_time, replay.first_reservation)
-    table["cost"] = table.run_time * table.processors * float(platform.price[0])
+    table = job_columns(jobs, replay.start_time, replay.first_reservation)
+    table["cost"] = table["run_time"] * table["processors"] * float(platform.price[0])
     if replay.nodes is not None:
-        table["allocated_resources"] = [node_intervals(nodes) for nodes in replay.nodes]
-    table.attrs["peak_processors"] = replay.peak_processors
-    return table
+        nodes = [node_intervals(nodes) for nodes in replay.nodes]
+        table["allocated_resources"] = np.array(nodes, dtype=object)
+    return ReplayedJobs(table, replay.peak_processors)
 
 
 def replay_node_level(
@@ -407,10 +416,11 @@ def node_level_instance(jobs: pd.DataFrame, platform: LogPlatform, tasks=None):
     return Instance(nodes, ((),) * len(nodes), flow)
 
 
-def run_replication(
+def replication_tables(
     scenario: SwfReplayScenario, replication: int, seed: np.random.SeedSequence
-) -> dict[str, pd.DataFrame]:
-    """Every scheduler on the log: the whole data flow, top to bottom."""
+) -> dict[str, pa.Table]:
+    """Every scheduler on the log: the whole data flow, top to bottom. The tables are Arrow
+    tables built from NumPy columns: a replay's run imports no pandas (docs/swf.md)."""
     log = load_log(scenario, seed)
     machine_nodes(scenario, log)  # a ScenarioError, not a bug, when the log gives no size
     platform = log_platform(log.machine_processors, scenario.platform)
@@ -425,7 +435,9 @@ def run_replication(
         resource_metrics = {}
         if on_profile:
             assert requests is not None
-            jobs = replay_on_resources(scenario, log, platform, scheduler, requests)
+            jobs = ReplayedJobs.of_table(
+                replay_on_resources(scenario, log, platform, scheduler, requests)
+            )
             policy = scheduler
         elif platform.homogeneous and not on_resources:
             jobs = replay_homogeneous(scenario, log, platform, scheduler)
@@ -433,7 +445,9 @@ def run_replication(
         else:
             from gridsim.selection.registry import build_criterion
 
-            jobs = replay_node_level(scenario, log, platform, scheduler, requests)
+            jobs = ReplayedJobs.of_table(
+                replay_node_level(scenario, log, platform, scheduler, requests)
+            )
             policy = f"{scheduler}/{build_criterion(scenario.policy).label}"
         elapsed = time.perf_counter() - began
         # Processor time too: on a shared machine the wall time depends on the load.
@@ -441,42 +455,52 @@ def run_replication(
         threshold = scenario.bounded_slowdown_threshold
         labels = dict(scenario=scenario.name, scheduler=scheduler, policy=policy,
                       replication=replication)  # fmt: skip
-        summary = jobflow_summary(jobs, machine, threshold)
-        speed = len(jobs) / elapsed if elapsed > 0 else math.nan
-        peak = jobs.attrs["peak_processors"]
-        dropped = jobs.attrs.get("dropped_never_fits", 0)
-        over_cap = jobs.attrs.get("dropped_over_power_cap", 0)
-        jobs = job_metrics(jobs, threshold)
+        summary = schedule_summary(jobs.columns, machine, threshold)
+        columns = {**jobs.columns, **job_metric_columns(jobs.columns, threshold)}
+        speed = len(columns["job_id"]) / elapsed if elapsed > 0 else math.nan
         energy = {}
-        if platform.energy is not None:
-            from gridsim.energy.accounting import account_jobs
+        if platform.energy is not None or (on_resources and declares_resources(scenario)):
+            import pandas as pd  # energy and resource metrics are computed on tables
 
-            jobs, energy, nodes = account_jobs(jobs, platform.energy)
-            if nodes is not None:  # idle nodes power down: their states per node
-                node_tables.append(nodes.assign(**labels))
-        if on_resources and declares_resources(scenario):
-            resource_metrics = resource_summary(jobs, platform.capacity, platform.memory_tracked)
-            resource_metrics["dropped_never_fits"] = dropped
+            table = pd.DataFrame(columns)
+            if platform.energy is not None:
+                from gridsim.energy.accounting import account_jobs
+
+                table, energy, nodes = account_jobs(table, platform.energy)
+                columns = {str(name): table[name].to_numpy() for name in table.columns}
+                if nodes is not None:  # idle nodes power down: their states per node
+                    node_tables.append(
+                        arrow_columns(
+                            {**{str(n): nodes[n].to_numpy() for n in nodes.columns}, **labels}
+                        )
+                    )
+            if on_resources and declares_resources(scenario):
+                resource_metrics = resource_summary(table, platform.capacity,
+                                                    platform.memory_tracked)  # fmt: skip
+                resource_metrics["dropped_never_fits"] = jobs.dropped_never_fits
         if platform.power_cap is not None:
-            resource_metrics["dropped_over_power_cap"] = over_cap
-        runs.append({**labels, **summary.to_dict(), "total_cost": float(jobs.cost.sum()),
-                     "peak_processors": peak, "machine_processors": machine,
+            resource_metrics["dropped_over_power_cap"] = jobs.dropped_over_power_cap
+        runs.append({**labels, **summary, "total_cost": float(np.nansum(columns["cost"])),
+                     "peak_processors": jobs.peak_processors, "machine_processors": machine,
                      "replay_time_s": elapsed, "replay_cpu_s": cpu,
                      "jobs_per_second": speed, **read_counts(log), **resource_metrics,
                      **energy})  # fmt: skip
-        job_tables.append(in_schema_order(jobs).assign(**labels))
-        users = per_user_summary(jobs, machine, threshold).reset_index()
-        user_tables.append(users.assign(**labels))
-    import pandas as pd  # after the first replay: a replay starts before pandas is imported
-
-    tables = {
-        "runs": pd.DataFrame(runs),
-        "jobs": pd.concat(job_tables, ignore_index=True),
-        "users": pd.concat(user_tables, ignore_index=True),
-    }
+        job_tables.append(arrow_columns({**{n: columns[n] for n in schema_order(columns)},
+                                         **labels}))  # fmt: skip
+        users = user_columns(columns, machine, threshold)
+        user_tables.append(arrow_columns({**users, **labels}))
+    tables = {"runs": arrow_rows(runs), "jobs": concat(job_tables), "users": concat(user_tables)}
     if node_tables:
-        tables["node_energy"] = pd.concat(node_tables, ignore_index=True)
+        tables["node_energy"] = concat(node_tables)
     return tables
+
+
+def run_replication(
+    scenario: SwfReplayScenario, replication: int, seed: np.random.SeedSequence
+) -> dict[str, pd.DataFrame]:
+    """:func:`replication_tables` as DataFrames."""
+    return {name: table.to_pandas() for name, table in
+            replication_tables(scenario, replication, seed).items()}  # fmt: skip
 
 
 def read_counts(log: WorkloadLog) -> dict[str, int]:
@@ -488,8 +512,8 @@ def read_counts(log: WorkloadLog) -> dict[str, int]:
             **dropped}  # fmt: skip
 
 
-def summarise(runs: pd.DataFrame) -> pd.DataFrame:
+def summarise(runs: Table) -> Table:
     """Per scheduler: mean and 95% CI of every metric over replications."""
-    from gridsim.energy.accounting import energy_metrics
+    from gridsim.energy.model import energy_metrics
 
     return summarise_by(runs, ["policy"], [*METRICS, *energy_metrics(runs)])

@@ -144,8 +144,14 @@ def allocation_amounts(text: str) -> dict[int, tuple[int, ...]]:
 
 def in_schema_order(jobs: pd.DataFrame) -> pd.DataFrame:
     """``jobs`` with the columns of :data:`JOB_COLUMNS` first, in their order, then the rest."""
-    first = [name for name in JOB_COLUMN_NAMES if name in jobs.columns]
-    return jobs[[*first, *(c for c in jobs.columns if c not in first)]]
+    return jobs[schema_order(jobs.columns)]
+
+
+def schema_order(names: Iterable[str]) -> list[str]:
+    """Column names with those of :data:`JOB_COLUMNS` first, in their order, then the rest."""
+    names = list(names)
+    first = [name for name in JOB_COLUMN_NAMES if name in names]
+    return [*first, *(name for name in names if name not in first)]
 
 
 def node_ids(intervals: str) -> list[int]:

@@ -1,7 +1,10 @@
-"""`gridsim run` of a log replay imports only what a replay uses (start-up, docs/swf.md)."""
+"""`gridsim run` of a log replay imports only what a replay uses (start-up, docs/swf.md): no
+pandas at all, its tables are built and written as Arrow tables."""
 
 import subprocess
 import sys
+
+import pytest
 
 import gridsim.experiments.swf_replay as kind
 from gridsim.api import run
@@ -9,7 +12,7 @@ from gridsim.workloads.swf import bundled_swf
 
 #: Never needed by a replay on the log's machine that writes its results.
 UNUSED = (
-    "matplotlib", "dask", "distributed", "pyarrow.dataset", "bokeh", "scipy", "nbformat",
+    "pandas", "matplotlib", "dask", "distributed", "pyarrow.dataset", "bokeh", "scipy", "nbformat",
     "simpy", "gridsim.selection.criteria", "gridsim.analysis.export", "gridsim.experiments.batch",
     "gridsim.experiments.cloud", "gridsim.experiments.jobflow", "gridsim.experiments.window_search",
     "gridsim.cli_workload", "gridsim.workloads.convert", "gridsim.workloads.swf_writer",
@@ -29,13 +32,29 @@ def test_the_command_starts_without_numpy_pandas_or_the_workload_commands():
     assert sorted(name for name in NOT_AT_START if name in loaded) == []
 
 
-def test_a_replay_run_imports_no_plotting_cluster_or_other_kinds(tmp_path):
+SWEEP = """
+name: sweep
+kind: swf_replay
+workload: {max_jobs: 150}
+schedulers: [easy, conservative]
+sweep: {bounded_slowdown_threshold: [10.0, 60.0]}
+"""
+
+
+@pytest.mark.parametrize("case", ["three schedulers", "sweep, two replications"])
+def test_a_replay_run_imports_no_pandas_plotting_cluster_or_other_kinds(case, tmp_path):
+    scenario = tmp_path / "sweep.yaml"
+    scenario.write_text(SWEEP)
+    arguments = {
+        "three schedulers": ["swf-replay", "-r", "1", "--set", "workload.max_jobs=200"],
+        "sweep, two replications": [str(scenario), "-r", "2", "-j", "1"],
+    }[case]
     code = (
         "import sys\n"
         "from gridsim.cli import main\n"
         "try:\n"
-        f"    main(['run', 'swf-replay', '-q', '-r', '1', '--set', 'workload.max_jobs=200',"
-        f" '--log', {str(bundled_swf())!r}, '-o', {str(tmp_path / 'out')!r}])\n"
+        f"    main(['run', *{arguments!r}, '-q', '--log', {str(bundled_swf())!r},"
+        f" '-o', {str(tmp_path / 'out')!r}])\n"
         "except SystemExit as stop:\n"
         "    assert not stop.code, stop.code\n"
         "print(' '.join(sorted(sys.modules)))\n"
@@ -43,8 +62,9 @@ def test_a_replay_run_imports_no_plotting_cluster_or_other_kinds(tmp_path):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)  # fmt: skip
     loaded = set(result.stdout.strip().splitlines()[-1].split())
-    assert "gridsim.experiments.swf_replay" in loaded and "pandas" in loaded
-    assert (tmp_path / "out").is_dir()
+    assert "gridsim.experiments.swf_replay" in loaded and "pyarrow" in loaded
+    assert (tmp_path / "out" / "summary.csv").is_file()
+    assert (tmp_path / "out" / "paired.parquet").is_file()
     assert sorted(name for name in UNUSED if name in loaded) == []
 
 
