@@ -35,10 +35,11 @@ core = Extension(
     extra_compile_args=flags,
     optional=True,
 )
-# The window search's inner loops for CoP and PAST.
+# The window search for CoP and PAST: the whole search, and its inner loops.
 search = Extension(
     "gridsim.core._search",
-    sources=["gridsim/core/_search.c"],
+    sources=["gridsim/core/_search.c", "gridsim/core/_window.c"],
+    depends=["gridsim/core/_placement.h"],
     extra_compile_args=flags,
     optional=True,
 )

@@ -17,6 +17,7 @@ docs/jobflow.md, "Neighbour distances at the profile's edges".
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import ClassVar, Literal
 
@@ -262,6 +263,28 @@ class _Placement(SlotCriterion):
     def _compiled(self):
         """The compiled kernels for CoP and PAST themselves (a subclass: the Python path)."""
         return compiled_search.compiled() if type(self) in (CoP, PAST) else None
+
+    def _compiled_for(self, request):
+        """The compiled search, if it runs ``request``; None: not compiled for this request
+        (the one rule of what the compiled search declines: a budget, a start before the
+        time origin, a volume that is not a positive number)."""
+        module = self._compiled()
+        if module is None or request.budget != math.inf:
+            return None
+        if not (0 <= request.earliest_start < math.inf and 0 < request.volume < math.inf):
+            return None
+        return module
+
+    def search(self, profile, request):
+        """The compiled search where it runs the request (:meth:`_compiled_for`: the same
+        window, bit for bit), else the Python search."""
+        module = self._compiled_for(request)
+        if module is not None:
+            table = profile.slot_table()
+            window = compiled_search.find_window(module, table, request, self._compiled_rules())
+            if window is not compiled_search.NOT_COMPILED:
+                return window
+        return super().search(profile, request)
 
     def sigma_bounds(self, slots, sigmas, runtimes, request, joinable):
         """Without a budget, CoP's and PAST's sigma bounds are computed compiled (the same

@@ -1,7 +1,7 @@
-"""The compiled window-search kernels (gridsim/core/_search.c) against the Python path.
+"""The compiled window search (gridsim/core/_window.c, _search.c) against the Python path.
 
-CoP and PAST run their exact steps and sigma bounds compiled when a request has no budget.
-The schedules must be the same, job for job and bit for bit, as with
+CoP and PAST run their whole search compiled when a request has no budget, and the Python
+search's exact steps and sigma bounds compiled where a step has none. The schedules must be the same, job for job and bit for bit, as with
 ``GRIDSIM_PURE_PYTHON=1``: on random heterogeneous flows (with and without budgets, so that
 compiled and Python steps mix) under the three planners, and on a KTH-SP2 prefix; the slow
 tests add more flows and longer prefixes of two archive logs. Below the schedules, a batch of
@@ -47,8 +47,9 @@ FULL_LOG_DIR = Path(os.environ.get("GRIDSIM_SWF_DIR", "/work/shared/data/swf"))
 @pytest.fixture
 def kernel_calls(monkeypatch) -> dict[str, int]:
     """How often the test called each compiled kernel (so that a test sees they ran)."""
-    calls = {"choose": 0, "bounds": 0}
-    for name, key in (("placement_rows", "choose"), ("placement_sigma_bounds", "bounds")):
+    calls = {"find": 0, "choose": 0, "bounds": 0}
+    for name, key in (("find_window", "find"), ("placement_rows", "choose"),
+                      ("placement_sigma_bounds", "bounds")):  # fmt: skip
         kernel = getattr(compiled_search, name)
 
         def counted(*args, kernel=kernel, key=key):
@@ -83,12 +84,12 @@ def test_random_flows_schedule_as_the_python_path(monkeypatch, kernel_calls, spe
     criterion = build_criterion(spec)
     for seed, limits in ((0, False), (2, True)):
         assert_same_schedules(monkeypatch, random_flow(seed, limits=limits), criterion, scheduler)
-    assert kernel_calls["choose"] > 0 and kernel_calls["bounds"] > 0  # the kernels did run
+    assert kernel_calls["find"] > 0  # the compiled search did run
 
 
 def test_kth_prefix_schedules_as_the_python_path(monkeypatch, kernel_calls):
     assert_same_schedules(monkeypatch, kth_flow(100), build_criterion("CoP"), "conservative")
-    assert kernel_calls["choose"] > 100
+    assert kernel_calls["find"] > 100
 
 
 def test_a_plugin_subclass_runs_the_python_path(monkeypatch, kernel_calls):
@@ -99,7 +100,7 @@ def test_a_plugin_subclass_runs_the_python_path(monkeypatch, kernel_calls):
                                        performance) + 0.5 * performance  # fmt: skip
 
     assert_same_schedules(monkeypatch, random_flow(3, limits=False), Shifted(), "conservative")
-    assert kernel_calls == {"choose": 0, "bounds": 0}
+    assert kernel_calls == {"find": 0, "choose": 0, "bounds": 0}
 
 
 @pytest.mark.parametrize("spec", CRITERIA, ids=str)
