@@ -1,9 +1,10 @@
 """The compiled window search (gridsim/core/_window.c, _search.c) against the Python path.
 
 CoP and PAST run their whole search compiled when a request has no budget, and the Python
-search's exact steps and sigma bounds compiled where a step has none. The schedules must be the same, job for job and bit for bit, as with
-``GRIDSIM_PURE_PYTHON=1``: on random heterogeneous flows (with and without budgets, so that
-compiled and Python steps mix) under the three planners, and on a KTH-SP2 prefix; the slow
+search's exact steps and sigma bounds compiled where a step has none. The schedules must be
+the same, job for job and bit for bit, as with ``GRIDSIM_PURE_PYTHON=1``: on random
+heterogeneous flows (with and without budgets, so that compiled and Python searches mix)
+under the three planners, and on a KTH-SP2 prefix; the slow
 tests add more flows and longer prefixes of two archive logs. Below the schedules, a batch of
 steps offers the same windows, and the sigma bounds agree up to the order of their sums.
 """
