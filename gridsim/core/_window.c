@@ -102,17 +102,35 @@ typedef struct {
     const double *start, *runtime, *price;
     Py_ssize_t n, count;
     Member *members; /* room for max(n - 1, 1) */
+    double *values;  /* as many */
     Contenders contenders;
 } Search;
 
 enum { FOUND = 0, DECLINE = 1, FAILED = -1 };
 
-/* Offer the windows of sigma's steps (steps_of, then row_value) to the contenders. */
+/* Keep `value` among the `limit` largest of `best` (holding `*held`), largest first. */
+static void keep_value(double *best, Py_ssize_t *held, Py_ssize_t limit, double value) {
+    if (*held == limit && !(value > best[limit - 1])) return;
+    Py_ssize_t k = *held < limit ? (*held)++ : limit - 1;
+    while (k > 0 && value > best[k - 1]) {
+        best[k] = best[k - 1];
+        k--;
+    }
+    best[k] = value;
+}
+
+/* Offer the windows of sigma's steps (steps_of) to the contenders. A step's value is sigma's
+ * and its best members' (row_value); the steps of one start differ only by the slots listed
+ * up to each, so their members' values are kept from one step to the next and only the
+ * newly listed slots are valued: the same values, so the same sums. Which members are the
+ * best among equal values does not change a value; the window chosen gets its members from
+ * row_value at the end. */
 static int evaluate(Search *x, int64_t sigma) {
     const Slots *s = &x->s;
     double task = x->runtime[sigma], slowest = s->performance[sigma];
-    double latest = s->end[sigma] - task;
+    double latest = s->end[sigma] - task, at = NAN, finish = NAN;
     int prune = !isnan(x->rules.bonus);
+    Py_ssize_t held = 0, listed = 0, count = x->count;
     for (Py_ssize_t step = sigma; step < s->slots && x->start[step] <= latest; step++) {
         double start = x->start[step];
         if (prune && isfinite(x->contenders.floor)) {
@@ -125,11 +143,22 @@ static int evaluate(Search *x, int64_t sigma) {
         if (s->performance[step] < slowest) continue;
         if (!(s->end[step] - start >= task * (1 - 1e-12)) || !(start + task <= s->end[sigma]))
             continue;
-        Py_ssize_t held;
-        double value = row_value(&x->rules, s, sigma, step, start, task, -INFINITY, x->count,
-                                 x->members, &held);
-        if (isnan(value)) return DECLINE; /* the Python path decides */
-        if (held < x->count) continue;
+        if (!(start == at)) at = start, finish = start + task, held = 0, listed = 0;
+        for (; listed <= step && count > 0; listed++) {
+            /* Step.member_block: listed so far, not sigma, as fast, free until the finish. */
+            if (listed == sigma || s->performance[listed] < slowest) continue;
+            if (!(s->end[listed] >= finish)) continue;
+            double value = slot_value(&x->rules, s, listed, start, task);
+            if (isnan(value)) return DECLINE; /* the Python path decides */
+            keep_value(x->values, &held, count, value);
+        }
+        if (held < count) continue;
+        double value = slot_value(&x->rules, s, sigma, start, task), total = 0.0;
+        if (count > 0) {
+            total = x->values[count - 1];
+            for (Py_ssize_t k = count - 2; k >= 0; k--) total += x->values[k];
+        }
+        value = value + total;
         if (!isfinite(value)) return DECLINE;
         Found window = {value, slowest, start, sigma, step};
         if (offer(&x->contenders, window) < 0) return FAILED;
@@ -290,7 +319,7 @@ PyObject *placement_find(PyObject *self, PyObject *args) {
     Py_ssize_t room = rows > 0 ? rows : 1, members = n > 1 ? n - 1 : 1;
     size_t bytes = (size_t)room * (7 * sizeof(double) + 3 * sizeof(int64_t) + sizeof(Keyed) +
                                    sizeof(Priced) + sizeof(Visit)) +
-                   (size_t)members * sizeof(Member);
+                   (size_t)members * (sizeof(Member) + sizeof(double));
     arena = PyMem_Malloc(bytes);
     x.contenders.choices = PyMem_Malloc(8 * sizeof(Found));
     if (arena == NULL || x.contenders.choices == NULL) {
@@ -307,6 +336,7 @@ PyObject *placement_find(PyObject *self, PyObject *args) {
     Priced *priced = (Priced *)(keyed + room);
     Visit *visits = (Visit *)(priced + room);
     x.members = (Member *)(visits + room);
+    x.values = (double *)(x.members + members);
     /* Candidates.from_table: eligible slots, free after the earliest start, by start. */
     Py_ssize_t m = 0;
     for (Py_ssize_t r = 0; r < rows; r++) {
