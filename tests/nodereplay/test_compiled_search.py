@@ -12,6 +12,7 @@ steps offers the same windows, and the sigma bounds agree up to the order of the
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import warnings
@@ -27,6 +28,8 @@ from search_steps import all_steps, search_inputs
 from gridsim.core import optional
 from gridsim.core import search as compiled_search
 from gridsim.experiments.swf_replay import node_level_instance
+from gridsim.model import Node, Request
+from gridsim.profile import Profile
 from gridsim.selection.placement import CoP
 from gridsim.selection.registry import build_criterion
 from gridsim.selection.ties import BOUND_SLACK, Contenders
@@ -102,6 +105,66 @@ def test_a_plugin_subclass_runs_the_python_path(monkeypatch, kernel_calls):
 
     assert_same_schedules(monkeypatch, random_flow(3, limits=False), Shifted(), "conservative")
     assert kernel_calls == {"find": 0, "choose": 0, "bounds": 0}
+
+
+def varied_request(seed: int, request: Request, nodes: int) -> Request:
+    """``request`` without a budget, with one of the variations the compiled search reads:
+    another size (one node included), eligible nodes, resource prices, discrete time."""
+    rng = np.random.default_rng(seed)
+    request = dataclasses.replace(request, budget=math.inf, n=int(rng.integers(1, 6)))
+    variation = seed % 4
+    if variation == 1:
+        allowed = rng.choice(nodes, size=max(request.n, nodes - 3), replace=False)
+        request = dataclasses.replace(request, nodes_allowed=tuple(sorted(int(i) for i in allowed)))
+    elif variation == 2:
+        extra = rng.choice([0.0, 0.5, 1.0], size=nodes)
+        request = dataclasses.replace(request, resource_price=tuple(float(p) for p in extra))
+    elif variation == 3:
+        request = dataclasses.replace(request, time_quantum=float(rng.choice([1.0, 7.0])))
+    return request
+
+
+def tied_instance(seed: int) -> tuple[Profile, Request]:
+    """Two classes of identical nodes whose free slots start and end together (whole-number
+    times): windows of equal value everywhere, so the tie rule decides."""
+    rng = np.random.default_rng(seed)
+    nodes = [Node(i, 1.0 if i < 6 else 1.5, 1.0 if i < 6 else 2.0) for i in range(10)]
+    busy = []
+    for _ in nodes:
+        ends = sorted(
+            rng.choice([10.0, 20.0, 30.0, 40.0], size=int(rng.integers(0, 3)), replace=False)
+        )
+        busy.append([(end - 10.0, end) for end in ends])
+    request = Request(int(rng.integers(1, 8)), float(rng.choice([10.0, 15.0, 30.0])),
+                      earliest_start=float(rng.choice([0.0, 5.0, 10.0])))  # fmt: skip
+    return Profile(nodes, busy), request
+
+
+@pytest.mark.parametrize("spec", CRITERIA, ids=str)
+def test_the_compiled_search_chooses_the_python_window(monkeypatch, kernel_calls, spec):
+    criterion = build_criterion(spec)
+    cases = [random_instance(seed) for seed in range(24)] + [tied_instance(s) for s in range(24)]
+    for seed, (profile, request) in enumerate(cases):
+        request = varied_request(seed, request, len(profile.nodes))
+        if seed % 3 == 0:  # a table with some slot starts moved to the earliest start
+            request = dataclasses.replace(request, earliest_start=request.earliest_start + 7.5)
+        search = functools.partial(criterion.search, profile, request)
+        compiled, python = both_paths(monkeypatch, search)
+        assert compiled == python, (seed, request)
+    assert kernel_calls["find"] == len(cases)
+
+
+def test_a_budget_or_a_value_not_finite_runs_the_python_search(monkeypatch, kernel_calls):
+    profile, request = random_instance(1)
+    criterion = build_criterion("CoP")
+    budgeted = dataclasses.replace(request, budget=1e9)
+    compiled, python = both_paths(monkeypatch, lambda: criterion.search(profile, budgeted))
+    assert compiled == python and kernel_calls["find"] == 0
+    # A node of infinite performance makes every value -inf: the compiled search declines.
+    nodes = [Node(0, math.inf, 1.0), *(Node(i, 1.0, 1.0) for i in range(1, 4))]
+    request = Request(2, 10.0)
+    compiled, python = both_paths(monkeypatch, lambda: criterion.search(Profile(nodes), request))
+    assert compiled == python and kernel_calls["find"] == 1
 
 
 @pytest.mark.parametrize("spec", CRITERIA, ids=str)
