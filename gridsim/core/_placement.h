@@ -179,8 +179,13 @@ static inline int parse_rules(PyObject *rules_o, Rules *rules) {
                             &rules->adjacent, &rules->bonus) ? 0 : -1;
 }
 
-/* The compiled search (_window.c). */
+/* The compiled search (_window.c), the slot table's patches (_slot_table.c) and the
+ * planners' test before a re-planning search (_earlier_windows.c). */
 PyObject *placement_find(PyObject *self, PyObject *args);
 extern const char placement_find_doc[];
+PyObject *patch_table(PyObject *self, PyObject *args);
+extern const char patch_table_doc[];
+PyObject *may_move_earlier(PyObject *self, PyObject *args);
+extern const char may_move_earlier_doc[];
 
 #endif

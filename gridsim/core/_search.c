@@ -200,6 +200,8 @@ static PyMethodDef methods[] = {
     {"placement_choose", placement_choose, METH_VARARGS, placement_choose_doc},
     {"placement_sigma_bounds", placement_sigma_bounds, METH_VARARGS, placement_sigma_bounds_doc},
     {"placement_find", placement_find, METH_VARARGS, placement_find_doc},
+    {"patch_table", patch_table, METH_VARARGS, patch_table_doc},
+    {"may_move_earlier", may_move_earlier, METH_VARARGS, may_move_earlier_doc},
     {NULL, NULL, 0, NULL},
 };
 
