@@ -14,7 +14,9 @@
 #include <math.h>
 #include <stdint.h>
 
-enum { COP = 0, PAST = 1 };
+/* The criteria the compiled search runs: the placement rules, and BFfinish (its windows are
+ * worth their finish time alone, whose slots are taken in slot order). */
+enum { COP = 0, PAST = 1, MIN_FINISH = 2 };
 
 typedef struct {
     int kind;

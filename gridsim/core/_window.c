@@ -166,6 +166,46 @@ static int evaluate(Search *x, int64_t sigma) {
     return FOUND;
 }
 
+/* BFfinish's steps (choose_in_slot_order without a budget): a step is a window if it has
+ * `count` members, worth -(start + runtime) whichever they are; the first such step of a
+ * sigma is its best (later ones start no earlier, so are worth no more and rank lower). */
+static int evaluate_in_slot_order(Search *x, int64_t sigma) {
+    const Slots *s = &x->s;
+    double task = x->runtime[sigma], slowest = s->performance[sigma];
+    double latest = s->end[sigma] - task, at = NAN, finish = NAN;
+    Py_ssize_t held = 0, listed = 0;
+    for (Py_ssize_t step = sigma; step < s->slots && x->start[step] <= latest; step++) {
+        double start = x->start[step], value = -(start + task);
+        if (value < x->contenders.floor) break; /* and every later step */
+        if (s->performance[step] < slowest) continue;
+        if (!(s->end[step] - start >= task * (1 - 1e-12)) || !(start + task <= s->end[sigma]))
+            continue;
+        if (!(start == at)) at = start, finish = start + task, held = 0, listed = 0;
+        for (; listed <= step && held < x->count; listed++)
+            held += listed != sigma && s->performance[listed] >= slowest &&
+                    s->end[listed] >= finish;
+        if (held < x->count) continue;
+        if (!isfinite(value)) return DECLINE;
+        Found window = {value, slowest, start, sigma, step};
+        return offer(&x->contenders, window) < 0 ? FAILED : FOUND;
+    }
+    return FOUND;
+}
+
+/* The first `count` members of a step in slot order (as evaluate_in_slot_order finds them). */
+static void first_members(const Search *x, const Found *row, int64_t *members) {
+    const Slots *s = &x->s;
+    double slowest = s->performance[row->sigma], finish = row->start + x->runtime[row->sigma];
+    Py_ssize_t held = 0;
+    for (Py_ssize_t c = 0; c <= row->step && held < x->count; c++)
+        if (c != row->sigma && s->performance[c] >= slowest && s->end[c] >= finish)
+            members[held++] = c;
+}
+
+static int evaluate_sigma(Search *x, int64_t sigma) {
+    return x->rules.kind == MIN_FINISH ? evaluate_in_slot_order(x, sigma) : evaluate(x, sigma);
+}
+
 /* The visiting order: larger key first, then the faster, the earlier start, the lower index. */
 typedef struct {
     double key, performance, start;
@@ -184,12 +224,18 @@ static int visit_order(const void *a_, const void *b_) {
 static int search(Search *x, Visit *visits, Py_ssize_t sigmas, int64_t *skipped,
                   const Found **chosen) {
     const Slots *s = &x->s;
-    int exact_keys = isnan(x->rules.bonus); /* no cheap ceiling: the exact bounds order */
+    /* Exact keys: BFfinish's window value at sigma's own start, or, without a cheap ceiling,
+     * the placement criteria's sigma bounds. */
+    int in_slot_order = x->rules.kind == MIN_FINISH;
+    int exact_keys = in_slot_order || isnan(x->rules.bonus);
     for (Py_ssize_t k = 0; k < sigmas; k++) {
         int64_t sigma = visits[k].sigma;
         double task = x->runtime[sigma];
         double key;
-        if (exact_keys) {
+        if (in_slot_order) {
+            key = -(x->start[sigma] + task);
+            key = isfinite(key) ? key + BOUND_SLACK * (fabs(key) + 1.0) : key;
+        } else if (exact_keys) {
             key = sigma_bound(&x->rules, s, x->start, sigma, task, x->n, x->members);
             if (isnan(key)) return DECLINE;
             key = isfinite(key) ? key + BOUND_SLACK * (fabs(key) + 1.0) : key;
@@ -228,7 +274,7 @@ static int search(Search *x, Visit *visits, Py_ssize_t sigmas, int64_t *skipped,
             if (ceiling > highest_skipped) highest_skipped = ceiling;
             continue;
         }
-        int status = evaluate(x, sigma);
+        int status = evaluate_sigma(x, sigma);
         if (status != FOUND) return status;
     }
     *chosen = best_choice(c);
@@ -243,7 +289,7 @@ static int search(Search *x, Visit *visits, Py_ssize_t sigmas, int64_t *skipped,
     }
     if (!settled) {
         for (Py_ssize_t k = 0; k < skips; k++) {
-            int status = evaluate(x, skipped[k]);
+            int status = evaluate_sigma(x, skipped[k]);
             if (status != FOUND) return status;
         }
         *chosen = best_choice(c);
@@ -395,11 +441,15 @@ PyObject *placement_find(PyObject *self, PyObject *args) {
         goto done;
     }
     /* The chosen row's members again (the same scan), in the candidates' order. */
-    Py_ssize_t held;
-    row_value(&x.rules, &s, chosen->sigma, chosen->step, chosen->start,
-              runtime[chosen->sigma], -INFINITY, x.count, x.members, &held);
     int64_t *others = skipped; /* free again */
-    for (Py_ssize_t k = 0; k < x.count; k++) others[k] = x.members[k].slot;
+    if (x.rules.kind == MIN_FINISH) {
+        first_members(&x, chosen, others);
+    } else {
+        Py_ssize_t held;
+        row_value(&x.rules, &s, chosen->sigma, chosen->step, chosen->start,
+                  runtime[chosen->sigma], -INFINITY, x.count, x.members, &held);
+        for (Py_ssize_t k = 0; k < x.count; k++) others[k] = x.members[k].slot;
+    }
     for (Py_ssize_t k = 1; k < x.count; k++) /* insertion sort of at most n - 1 indices */
         for (Py_ssize_t j = k; j > 0 && others[j - 1] > others[j]; j--) {
             int64_t swap = others[j];

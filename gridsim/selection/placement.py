@@ -139,6 +139,22 @@ def _falls_with_start(criterion) -> bool:
     return type(criterion).value in (FirstFit.value, MinFinish.value)
 
 
+def compiled_window(criterion, profile, request):
+    """The window of the compiled search (``gridsim/core/_window.c``), or ``NOT_COMPILED``
+    when it does not run this criterion or this request: the one place that says so. It
+    runs CoP, PAST and BFfinish themselves (a subclass, a plugin: the Python search) for a
+    request without a budget, from the time origin on, with a positive volume."""
+    kinds = {CoP: 0, PAST: 1, BFfinish: 2}
+    kind = kinds.get(type(criterion))
+    module = None if kind is None else compiled_search.compiled()
+    if module is None or request.budget != math.inf:
+        return compiled_search.NOT_COMPILED
+    if not (0 <= request.earliest_start < math.inf and 0 < request.volume < math.inf):
+        return compiled_search.NOT_COMPILED
+    rules = criterion._compiled_rules() if kind < 2 else (kind, *[0.0] * 9, math.nan)
+    return compiled_search.find_window(module, profile.slot_table(), request, rules)
+
+
 @dataclass(frozen=True)
 class BFstart(InSlotOrder, FirstFit):
     """FirstFit's ``z_i = -start``, slots in order: the earliest start [TY20, Sec. 4.1, item 1].
@@ -211,6 +227,13 @@ class BFfinish(InSlotOrder, MinFinish):
     name: ClassVar[str] = "BFfinish"
     summary: ClassVar[str] = "backfilling, earliest finish, slots in order [TY20, Sec. 4.1]"
 
+    def search(self, profile, request):
+        """The compiled search where it runs the request (:func:`compiled_window`)."""
+        window = compiled_window(self, profile, request)
+        if window is not compiled_search.NOT_COMPILED:
+            return window
+        return super().search(profile, request)
+
 
 @dataclass(frozen=True)
 class BFshort(BFfinish):
@@ -264,26 +287,12 @@ class _Placement(SlotCriterion):
         """The compiled kernels for CoP and PAST themselves (a subclass: the Python path)."""
         return compiled_search.compiled() if type(self) in (CoP, PAST) else None
 
-    def _compiled_for(self, request):
-        """The compiled search, if it runs ``request``; None: not compiled for this request
-        (the one rule of what the compiled search declines: a budget, a start before the
-        time origin, a volume that is not a positive number)."""
-        module = self._compiled()
-        if module is None or request.budget != math.inf:
-            return None
-        if not (0 <= request.earliest_start < math.inf and 0 < request.volume < math.inf):
-            return None
-        return module
-
     def search(self, profile, request):
-        """The compiled search where it runs the request (:meth:`_compiled_for`: the same
-        window, bit for bit), else the Python search."""
-        module = self._compiled_for(request)
-        if module is not None:
-            table = profile.slot_table()
-            window = compiled_search.find_window(module, table, request, self._compiled_rules())
-            if window is not compiled_search.NOT_COMPILED:
-                return window
+        """The compiled search where it runs the request (the same window, bit for bit),
+        else the Python search."""
+        window = compiled_window(self, profile, request)
+        if window is not compiled_search.NOT_COMPILED:
+            return window
         return super().search(profile, request)
 
     def sigma_bounds(self, slots, sigmas, runtimes, request, joinable):

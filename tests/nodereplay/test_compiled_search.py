@@ -44,6 +44,8 @@ pytestmark = needs_compiled
 
 CRITERIA = ["CoP", "PAST", {"name": "PAST", "rule2": "as_described"}, {"name": "CoP",
             "delta2": 3.0, "epsilon1": 0.1}]  # fmt: skip
+#: The criteria whose whole search runs compiled: the placement rules and BFfinish.
+SEARCHED = [*CRITERIA, "BFfinish"]
 SCHEDULERS = ["conservative", "easy", "fcfs"]
 FULL_LOG_DIR = Path(os.environ.get("GRIDSIM_SWF_DIR", "/work/shared/data/swf"))
 
@@ -81,7 +83,8 @@ def assert_same_schedules(monkeypatch, instance, criterion, scheduler):
 @pytest.mark.parametrize(
     "spec, scheduler",
     [("CoP", "conservative"), ("CoP", "easy"), ("CoP", "fcfs"), ("PAST", "conservative"),
-     (CRITERIA[2], "easy"), (CRITERIA[3], "conservative")],
+     (CRITERIA[2], "easy"), (CRITERIA[3], "conservative"), ("BFfinish", "conservative"),
+     ("BFfinish", "easy")],
     ids=str,
 )  # fmt: skip
 def test_random_flows_schedule_as_the_python_path(monkeypatch, kernel_calls, spec, scheduler):
@@ -104,6 +107,8 @@ def test_a_plugin_subclass_runs_the_python_path(monkeypatch, kernel_calls):
                                        performance) + 0.5 * performance  # fmt: skip
 
     assert_same_schedules(monkeypatch, random_flow(3, limits=False), Shifted(), "conservative")
+    shorter = build_criterion("BFshort")  # a subclass of BFfinish
+    assert_same_schedules(monkeypatch, random_flow(3, limits=False), shorter, "conservative")
     assert kernel_calls == {"find": 0, "choose": 0, "bounds": 0}
 
 
@@ -140,7 +145,7 @@ def tied_instance(seed: int) -> tuple[Profile, Request]:
     return Profile(nodes, busy), request
 
 
-@pytest.mark.parametrize("spec", CRITERIA, ids=str)
+@pytest.mark.parametrize("spec", SEARCHED, ids=str)
 def test_the_compiled_search_chooses_the_python_window(monkeypatch, kernel_calls, spec):
     criterion = build_criterion(spec)
     cases = [random_instance(seed) for seed in range(24)] + [tied_instance(s) for s in range(24)]
@@ -234,7 +239,7 @@ def test_without_the_extension_the_python_path_runs_after_one_warning(monkeypatc
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scheduler", SCHEDULERS)
-@pytest.mark.parametrize("spec", CRITERIA, ids=str)
+@pytest.mark.parametrize("spec", SEARCHED, ids=str)
 @pytest.mark.parametrize("seed", range(3, 23))
 def test_more_random_flows(monkeypatch, seed, spec, scheduler):
     assert_same_schedules(monkeypatch, random_flow(seed, limits=seed % 2 == 0),
@@ -247,11 +252,12 @@ def test_more_random_flows(monkeypatch, seed, spec, scheduler):
     [("KTH-SP2-1996-2.1-cln.swf.gz", 1500), ("HPC2N-2002-2.1-cln.swf.gz", 800),
      ("SDSC-BLUE-2000-4.2-cln.swf.gz", 800)],
 )  # fmt: skip
-def test_archive_log_prefixes_schedule_as_the_python_path(monkeypatch, log, jobs):
+@pytest.mark.parametrize("policy", ["CoP", "BFfinish"])
+def test_archive_log_prefixes_schedule_as_the_python_path(monkeypatch, log, jobs, policy):
     path = FULL_LOG_DIR / log
     if not path.exists():
         pytest.skip(f"{path} is not here")
     swf = read_swf(path)
     platform = log_platform(swf.machine_processors, KTH_CLASSES)
     instance = node_level_instance(swf.jobs.iloc[:jobs].reset_index(drop=True), platform)
-    assert_same_schedules(monkeypatch, instance, build_criterion("CoP"), "conservative")
+    assert_same_schedules(monkeypatch, instance, build_criterion(policy), "conservative")
