@@ -45,7 +45,7 @@ search = Extension(
         "gridsim/core/_slot_table.c",
         "gridsim/core/_earlier_windows.c",
     ],
-    depends=["gridsim/core/_placement.h"],
+    depends=["gridsim/core/_placement.h", "gridsim/core/_tie_rule.h"],
     extra_compile_args=flags,
     optional=True,
 )
