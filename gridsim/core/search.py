@@ -1,16 +1,21 @@
-"""The compiled window search: whether it is available, and the calls that run it.
+"""The compiled node-level core: whether it is available, and the calls that run it.
 
-``gridsim/core/_window.c`` runs the whole search (:func:`find_window`) for CoP and PAST when a
-request has no budget: the candidates, the visiting order, every step and the tie rule, so
-that it chooses the window :func:`gridsim.selection.window_search.find_window` chooses, bit
-for bit. ``_search.c`` holds the kernels that the Python search calls for the same criteria:
-the exact search's steps without a budget (the members of every step, the slot values, the rows the
-bounds leave out and each row's best members and window value, as
-:meth:`gridsim.selection.criteria.SlotCriterion.choose` computes them, and the sigma bounds
-of :meth:`~gridsim.selection.criteria.SlotCriterion.sigma_bounds`). The built-in criteria
-use them by default; a plugin (a subclass) always runs the Python path, which stays the
-reference. ``GRIDSIM_PURE_PYTHON=1`` forces the Python path for these kernels too; where the
-extension was not built, the Python path runs with one warning per process.
+``gridsim/core/_window.c`` runs the whole window search (:func:`find_window`) for BFfinish,
+CoP and PAST when a request has no budget: the candidates, the visiting order, every step and
+the tie rule, so that it chooses the window
+:func:`gridsim.selection.window_search.find_window` chooses, bit for bit
+(:func:`gridsim.selection.placement.compiled_window` decides when it runs). ``_search.c``
+holds the kernels that the Python search calls for CoP and PAST: the exact search's steps
+without a budget (the members of every step, the slot values, the rows the bounds leave out
+and each row's best members and window value, as
+:meth:`gridsim.selection.criteria.SlotCriterion.choose` computes them) and the sigma bounds
+of :meth:`~gridsim.selection.criteria.SlotCriterion.sigma_bounds`. The same module patches
+the profile's slot table (``_slot_table.c``, for :class:`gridsim.profile.Profile`) and runs
+the planners' re-planning test (``_earlier_windows.c``, for
+:func:`gridsim.scheduling.earlier_windows.may_move_earlier`). The built-in criteria use them
+by default; a plugin (a subclass) always runs the Python search, which stays the reference.
+``GRIDSIM_PURE_PYTHON=1`` forces the Python path for all of them; where the extension was not
+built, the Python path runs with one warning per process.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import numpy as np
 from gridsim.core.optional import OptionalModule
 from gridsim.model import Request, Slot, Window
 
-#: The compiled window search (``_search.c``), or None.
+#: The compiled node-level core (the extension ``gridsim.core._search``), or None.
 compiled = OptionalModule(
     "gridsim.core._search", "window search", "node-level searches use the pure-Python path"
 )

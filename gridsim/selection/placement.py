@@ -139,22 +139,6 @@ def _falls_with_start(criterion) -> bool:
     return type(criterion).value in (FirstFit.value, MinFinish.value)
 
 
-def compiled_window(criterion, profile, request):
-    """The window of the compiled search (``gridsim/core/_window.c``), or ``NOT_COMPILED``
-    when it does not run this criterion or this request: the one place that says so. It
-    runs CoP, PAST and BFfinish themselves (a subclass, a plugin: the Python search) for a
-    request without a budget, from the time origin on, with a positive volume."""
-    kinds = {CoP: 0, PAST: 1, BFfinish: 2}
-    kind = kinds.get(type(criterion))
-    module = None if kind is None else compiled_search.compiled()
-    if module is None or request.budget != math.inf:
-        return compiled_search.NOT_COMPILED
-    if not (0 <= request.earliest_start < math.inf and 0 < request.volume < math.inf):
-        return compiled_search.NOT_COMPILED
-    rules = criterion._compiled_rules() if kind < 2 else (kind, *[0.0] * 9, math.nan)
-    return compiled_search.find_window(module, profile.slot_table(), request, rules)
-
-
 @dataclass(frozen=True)
 class BFstart(InSlotOrder, FirstFit):
     """FirstFit's ``z_i = -start``, slots in order: the earliest start [TY20, Sec. 4.1, item 1].
@@ -228,11 +212,7 @@ class BFfinish(InSlotOrder, MinFinish):
     summary: ClassVar[str] = "backfilling, earliest finish, slots in order [TY20, Sec. 4.1]"
 
     def search(self, profile, request):
-        """The compiled search where it runs the request (:func:`compiled_window`)."""
-        window = compiled_window(self, profile, request)
-        if window is not compiled_search.NOT_COMPILED:
-            return window
-        return super().search(profile, request)
+        return search_compiled_first(self, profile, request)
 
 
 @dataclass(frozen=True)
@@ -288,12 +268,7 @@ class _Placement(SlotCriterion):
         return compiled_search.compiled() if type(self) in (CoP, PAST) else None
 
     def search(self, profile, request):
-        """The compiled search where it runs the request (the same window, bit for bit),
-        else the Python search."""
-        window = compiled_window(self, profile, request)
-        if window is not compiled_search.NOT_COMPILED:
-            return window
-        return super().search(profile, request)
+        return search_compiled_first(self, profile, request)
 
     def sigma_bounds(self, slots, sigmas, runtimes, request, joinable):
         """Without a budget, CoP's and PAST's sigma bounds are computed compiled (the same
@@ -448,3 +423,33 @@ class CoP(_Placement):
         left, right = self._distance_ranges(slot_start, slot_end, runtime, lo, hi)
         z = self._base(lo, runtime, performance)
         return z + self._side_bound(*left, runtime) + self._side_bound(*right, runtime)
+
+
+#: The criteria the compiled search runs, by the kind number ``gridsim/core/_window.c`` reads.
+_COMPILED_KINDS = {CoP: 0, PAST: 1, BFfinish: 2}
+
+
+def compiled_window(criterion, profile, request):
+    """The window of the compiled search (``gridsim/core/_window.c``: the one the Python
+    search chooses, bit for bit), or ``NOT_COMPILED`` when it does not run this criterion or
+    this request: the one place that says so. It runs CoP, PAST and BFfinish themselves (a
+    subclass, a plugin: the Python search) for a request without a budget, from the time
+    origin on, with a positive volume."""
+    kind = _COMPILED_KINDS.get(type(criterion))
+    module = None if kind is None else compiled_search.compiled()
+    if module is None or request.budget != math.inf:
+        return compiled_search.NOT_COMPILED
+    if not (0 <= request.earliest_start < math.inf and 0 < request.volume < math.inf):
+        return compiled_search.NOT_COMPILED
+    # BFfinish's windows are worth their finish: it reads none of the rule constants.
+    rules = criterion._compiled_rules() if kind < 2 else (kind, *[0.0] * 9, math.nan)
+    return compiled_search.find_window(module, profile.slot_table(), request, rules)
+
+
+def search_compiled_first(criterion, profile, request):
+    """The compiled search's window where it runs (:func:`compiled_window`), else the Python
+    search's (:func:`~gridsim.selection.window_search.find_window`)."""
+    window = compiled_window(criterion, profile, request)
+    if window is compiled_search.NOT_COMPILED:
+        window = find_window(profile.slot_table(), request, criterion)
+    return window

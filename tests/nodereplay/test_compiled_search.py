@@ -159,6 +159,7 @@ def test_the_compiled_search_chooses_the_python_window(monkeypatch, kernel_calls
     assert kernel_calls["find"] == len(cases)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # inf - inf
 def test_a_budget_or_a_value_not_finite_runs_the_python_search(monkeypatch, kernel_calls):
     profile, request = random_instance(1)
     criterion = build_criterion("CoP")
