@@ -29,7 +29,9 @@ from gridsim.model import Request, Slot, Window
 
 #: The compiled node-level core (the extension ``gridsim.core._search``), or None.
 compiled = OptionalModule(
-    "gridsim.core._search", "window search", "node-level searches use the pure-Python path"
+    "gridsim.core._search",
+    "node-level core",
+    "node-level searches and profiles use the pure-Python path",
 )
 
 

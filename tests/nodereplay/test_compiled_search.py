@@ -231,7 +231,7 @@ def test_without_the_extension_the_python_path_runs_after_one_warning(monkeypatc
     monkeypatch.setattr(compiled_search.compiled, "module", None)
     monkeypatch.setattr(compiled_search.compiled, "warned", False)
     monkeypatch.setattr(optional.importlib, "import_module", missing)
-    with pytest.warns(RuntimeWarning, match="compiled window search is not available"):
+    with pytest.warns(RuntimeWarning, match="compiled node-level core is not available"):
         assert compiled_search.compiled() is None
     with warnings.catch_warnings():
         warnings.simplefilter("error")
