@@ -1,16 +1,19 @@
-/* The whole window search for CoP and PAST without a budget, compiled.
+/* The whole window search for BFfinish, CoP and PAST without a budget, compiled.
  *
  * gridsim/selection/window_search.py (find_window) is the reference and says why each rule is
  * as it is; this file follows it for a request without a budget: the candidate slots
  * (Candidates.from_table), the candidate slowest slots sigma and their steps (steps_of), each
- * step's best members and window value (row_value, as the exact steps of _search.c), and the
- * tie rule of gridsim/selection/ties.py. The tie rule is a function of the set of windows,
- * not of the order they are found in, so the search here visits the sigmas in its own order
- * and prunes with its own bounds (each an upper bound with a margin for rounding), and it
- * chooses the window the Python search chooses, bit for bit.
+ * step's window (CoP and PAST: its best members and window value, row_value, as the exact
+ * steps of _search.c; BFfinish: its first members in slot order, worth its finish, as
+ * placement.choose_in_slot_order), and the tie rule of gridsim/selection/ties.py
+ * (_tie_rule.h). The tie rule is a function of the set of windows, not of the order they are
+ * found in, so the search here visits the sigmas in its own order and prunes with its own
+ * bounds (each an upper bound with a margin for rounding), and it chooses the window the
+ * Python search chooses, bit for bit.
  *
  * The search: sigmas in the order of a cheap ceiling of their windows' values (the
- * window-value bound at sigma's own start, SlotCriterion.sigma_bound_ceilings), stopping at
+ * window-value bound at sigma's own start, SlotCriterion.sigma_bound_ceilings; BFfinish: the
+ * window value at sigma's own start, exact), stopping at
  * the first below the tie floor of the best window found; a sigma's exact bound
  * (sigma_bound) skips it when below; a sigma whose windows a window found outranks while tied
  * with everything they can be worth is skipped and checked again at the end (Contenders.skip
