@@ -35,10 +35,17 @@ core = Extension(
     extra_compile_args=flags,
     optional=True,
 )
-# The window search's inner loops for CoP and PAST.
+# The node-level planning core: the whole window search for CoP and PAST, its inner loops,
+# the profile's slot-table patches and the planners' test before re-planning a job.
 search = Extension(
     "gridsim.core._search",
-    sources=["gridsim/core/_search.c"],
+    sources=[
+        "gridsim/core/_search.c",
+        "gridsim/core/_window.c",
+        "gridsim/core/_slot_table.c",
+        "gridsim/core/_earlier_windows.c",
+    ],
+    depends=["gridsim/core/_placement.h", "gridsim/core/_tie_rule.h"],
     extra_compile_args=flags,
     optional=True,
 )

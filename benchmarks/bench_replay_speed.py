@@ -25,7 +25,8 @@ Node-level replays (``--node-logs``; ``--node-jobs N``: the first N jobs, 0: the
 KTH-SP2 on 60 reference and 40 faster nodes, HPC2N on 144 + 96 (the machines of
 ``scenarios/swf-replay-kth-nodes.yaml`` and ``swf-replay-hpc2n-nodes.yaml``), conservative
 backfilling under each of ``--node-policies``, the planners run on the log's jobs: with the
-compiled window search and with ``GRIDSIM_PURE_PYTHON=1``, interleaved (``--node-repeat``
+compiled node-level core (the window search of BFfinish, CoP and PAST, the profile's table
+patches, the re-planning test) and with ``GRIDSIM_PURE_PYTHON=1``, interleaved (``--node-repeat``
 times each), processor times, the ratio, and whether every job's start, finish, nodes, first
 promise, delay and cost are the same.
 
@@ -129,7 +130,7 @@ NODE_CLASSES = {"KTH-SP2": (60, 40), "HPC2N": (144, 96)}  # reference and 1.5x f
 
 
 def bench_node_level(name: str, log, options: argparse.Namespace) -> None:
-    """Node-level conservative replays, compiled window search against the Python path."""
+    """Node-level conservative replays, the compiled core against the Python path."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from node_replay_cases import schedule
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from gridsim.core import search as compiled_search
 from gridsim.model import Node, Slot, Window
 
 #: Free intervals shorter than this are dropped when slots are split (float dust).
@@ -79,6 +80,11 @@ class Profile:
             [(horizon_start, horizon_end)] for _ in nodes
         ]
         self._table: SlotTable | None = None
+        #: Every node's performance, price and q, by node id (a new slot row's columns).
+        self._node_columns = tuple(
+            np.array([getattr(node, name) for node in self.nodes], dtype=float)
+            for name in ("performance", "price", "q")
+        )
         for node_id, intervals in enumerate(busy or ()):
             for start, end in intervals:
                 self.occupy(node_id, start, end)
@@ -90,6 +96,7 @@ class Profile:
         clone.horizon_end = self.horizon_end
         clone._free = [list(intervals) for intervals in self._free]
         clone._table = self._table
+        clone._node_columns = self._node_columns
         return clone
 
     # -- queries ---------------------------------------------------------------------------
@@ -173,8 +180,20 @@ class Profile:
 
     def _patch(self, table: SlotTable | None, touched: set[int]) -> None:
         """Replace the rows of the ``touched`` nodes of ``table`` (the table before the change;
-        none: nothing to patch) by their free intervals now, in (start, node) order."""
+        none: nothing to patch) by their free intervals now, in (start, node) order: compiled
+        where the extension is built (``gridsim/core/_slot_table.c``, the same table)."""
         if table is None or not touched:
+            return
+        module = compiled_search.compiled()
+        if module is not None:
+            columns = module.patch_table(
+                table.node, table.start, table.end, table.performance, table.price, table.q,
+                list(touched), self._free, *self._node_columns,
+            )  # fmt: skip
+            node, *values = columns
+            self._table = SlotTable(
+                np.frombuffer(node, dtype=np.int64), *(np.frombuffer(v) for v in values)
+            )
             return
         touched_ids = sorted(touched)
         is_touched = np.zeros(len(self.nodes), dtype=bool)

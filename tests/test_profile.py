@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -206,9 +209,16 @@ def assert_table_equals_rebuilt(profile):
         assert getattr(got, column).dtype == getattr(expected, column).dtype, column
 
 
+@pytest.mark.parametrize("pure_python", ["0", "1"], ids=["compiled", "python"])
 @settings(max_examples=examples(40), deadline=None)
 @given(data=st.data())
-def test_patched_and_forgetting_tables_equal_rebuilt_ones(data):
+def test_patched_and_forgetting_tables_equal_rebuilt_ones(pure_python, data):
+    # The patches run compiled (gridsim/core/_slot_table.c) where the extension is built.
+    with mock.patch.dict(os.environ, {"GRIDSIM_PURE_PYTHON": pure_python}):
+        patch_forget_and_compare(data)
+
+
+def patch_forget_and_compare(data):
     profile = Profile(NODES, [[(10, 20)], [(5, 8)], []])
     profile.slot_table()
     now = 0.0

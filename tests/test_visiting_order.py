@@ -100,7 +100,8 @@ def visited_by_search(monkeypatch, profile, request, criterion, lazy: bool):
         patch.setattr(VisitingOrder, "FIRST_BLOCK", 1)
         if not lazy:
             patch.setattr(type(criterion), "sigma_bound_ceilings", lambda *args: None)
-        window = criterion.search(profile, request)
+        # The Python search's visits (criterion.search may run the compiled one).
+        window = window_search.find_window(profile.slot_table(), request, criterion)
     visited = np.concatenate(visited) if visited else np.empty(0, dtype=np.int64)
     return window, visited, sum(computed)
 

@@ -14,49 +14,7 @@
  * same call. So may the sigma bounds, which only order and prune the search
  * (gridsim/selection/ties.py: the choice does not depend on the order of visits).
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#include <math.h>
-#include <stdint.h>
-
-enum { COP = 0, PAST = 1 };
-
-typedef struct {
-    int kind;
-    double alpha1, alpha2, delta1, delta2, epsilon1, epsilon2, epsilon3;
-    double rule2_sign, adjacent, bonus; /* bonus NaN: no window-value bound */
-} Rules;
-
-typedef struct {
-    const double *slot_start, *end, *performance;
-    const int64_t *by_price;
-    Py_ssize_t slots;
-} Slots;
-
-typedef struct { double value; int64_t slot; } Member;
-
-/* CoP's per-side amendment: placement.py CoP._side, term for term. */
-static double cop_side(const Rules *rules, double distance, double runtime) {
-    double tight = distance < rules->epsilon1 * runtime;
-    double awkward =
-        (distance > rules->epsilon2 * runtime) & (distance < rules->epsilon3 * runtime);
-    double roomy = distance > runtime;
-    return rules->delta1 * tight - rules->delta1 * awkward + rules->delta2 * roomy;
-}
-
-/* A slot's z for a window [start, start + runtime): placement.py slot_values. */
-static double slot_value(const Rules *rules, const Slots *s, Py_ssize_t slot, double start,
-                         double runtime) {
-    double left = start - s->slot_start[slot];
-    double right = s->end[slot] - (start + runtime);
-    double z = -(start + runtime) - rules->alpha1 * s->performance[slot];
-    if (rules->kind == COP)
-        return z + cop_side(rules, left, runtime) + cop_side(rules, right, runtime);
-    z = z + rules->delta1 * (double)(right <= rules->adjacent) +
-        rules->delta1 * (double)(left <= rules->adjacent);
-    return z + rules->rule2_sign * rules->alpha2 * (isinf(right) ? 0.0 : right);
-}
+#include "_placement.h"
 
 typedef struct {
     const int64_t *sigma, *step;
@@ -80,82 +38,12 @@ static int has_members(const Slots *s, const Rows *r, Py_ssize_t row, double lea
     return found >= count;
 }
 
-/* The `count` best members of row r (it has at least that many) in `best`, by value, largest
- * first; among equal values the earlier column (cheaper slot), as a stable sort would order
- * them. Returns the window value: the members' values added from the smallest, then sigma's
- * (ties.window_value). */
+/* The `count` best members of row r (it has at least that many) in `best`: row_value. */
 static double best_members(const Rules *rules, const Slots *s, const Rows *r, Py_ssize_t row,
                            double least_finish, Py_ssize_t count, Member *best) {
-    Py_ssize_t held = 0;
-    double start = r->start[row], runtime = r->runtime[row];
-    for (Py_ssize_t position = 0; position < s->slots; position++) {
-        int64_t c = s->by_price[position];
-        if (!is_member(s, r, row, c, least_finish)) continue;
-        double value = slot_value(rules, s, c, start, runtime);
-        if (isnan(value)) return NAN; /* not finite: the Python path decides */
-        if (held == count && !(value > best[count - 1].value)) continue;
-        /* Columns come in order, so a later equal value goes after the earlier ones. */
-        Py_ssize_t k = held < count ? held++ : count - 1;
-        while (k > 0 && value > best[k - 1].value) {
-            best[k] = best[k - 1];
-            k--;
-        }
-        best[k].value = value;
-        best[k].slot = c;
-    }
-    double total = best[count - 1].value;
-    for (Py_ssize_t k = count - 2; k >= 0; k--) total += best[k].value;
-    return slot_value(rules, s, r->sigma[row], start, runtime) + total;
-}
-
-/* CoP's exact best per-side amendment over distances in [low, high]: CoP._side_bound. */
-static double cop_side_bound(const Rules *rules, double low, double high, double runtime) {
-    double e1 = rules->epsilon1 * runtime, e2 = rules->epsilon2 * runtime;
-    double e3 = rules->epsilon3 * runtime;
-    double tight = low < e1 ? rules->delta1 : -INFINITY;
-    double roomy = high > runtime ? rules->delta2 : -INFINITY;
-    double best = tight >= roomy ? tight : roomy;
-    int neutral = (low <= e2 && high >= e1) || (low <= runtime && high >= e3);
-    int awkward = low < e3 && high > e2;
-    double rest = neutral ? 0.0 : (awkward ? -rules->delta1 : -INFINITY);
-    return best >= rest ? best : rest;
-}
-
-/* An upper bound of a slot's z over window starts in [lo, hi]: slot_value_bound. */
-static double slot_value_bound(const Rules *rules, const Slots *s, Py_ssize_t slot,
-                               double runtime, double lo, double hi) {
-    double end = s->end[slot], slot_start = s->slot_start[slot];
-    int open_tail = isinf(end);
-    double left_min = lo - slot_start, left_max = hi - slot_start;
-    double right_min = open_tail ? INFINITY : end - hi - runtime;
-    double right_max = open_tail ? INFINITY : end - lo - runtime;
-    double z = -(lo + runtime) - rules->alpha1 * s->performance[slot];
-    if (rules->kind == COP)
-        return z + cop_side_bound(rules, left_min, left_max, runtime) +
-               cop_side_bound(rules, right_min, right_max, runtime);
-    z = z + rules->delta1 * (double)(right_min <= rules->adjacent) +
-        rules->delta1 * (double)(left_min <= rules->adjacent);
-    if (rules->rule2_sign > 0) return z + rules->alpha2 * (isinf(right_max) ? 0.0 : right_max);
-    return z - rules->alpha2 * (isinf(right_min) ? 0.0 : (right_min >= 0.0 ? right_min : 0.0));
-}
-
-static int get(PyObject *object, Py_buffer *view, Py_ssize_t items, int writable) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(object, view, flags) < 0) return -1;
-    if (view->itemsize != 8 || (items >= 0 && view->len < items * 8)) {
-        PyErr_SetString(PyExc_ValueError, "expected arrays of 8-byte values of matching sizes");
-        PyBuffer_Release(view);
-        view->obj = NULL;
-        return -1;
-    }
-    return 0;
-}
-
-static int parse_rules(PyObject *rules_o, Rules *rules) {
-    return PyArg_ParseTuple(rules_o, "idddddddddd", &rules->kind, &rules->alpha1, &rules->alpha2,
-                            &rules->delta1, &rules->delta2, &rules->epsilon1, &rules->epsilon2,
-                            &rules->epsilon3, &rules->rule2_sign, &rules->adjacent,
-                            &rules->bonus) ? 0 : -1;
+    Py_ssize_t held;
+    return row_value(rules, s, r->sigma[row], r->step[row], r->start[row], r->runtime[row],
+                     least_finish, count, best, &held);
 }
 
 PyDoc_STRVAR(placement_choose_doc,
@@ -188,12 +76,12 @@ static PyObject *placement_choose(PyObject *self, PyObject *args) {
     Py_ssize_t slots = -1, rows = -1;
     for (int k = 0; k < 8; k++) {
         Py_ssize_t items = k < 4 ? slots : rows;
-        if (get(objects[k], &views[k], items, 0) < 0) goto done;
+        if (get_vector(objects[k], &views[k], items, 0) < 0) goto done;
         if (k == 0) slots = views[0].len / 8;
         if (k == 4) rows = views[4].len / 8;
     }
     for (int k = 0; k < 3; k++)
-        if (get(out_o[k], &views[8 + k], k < 2 ? rows : rows * count, 1) < 0) goto done;
+        if (get_vector(out_o[k], &views[8 + k], k < 2 ? rows : rows * count, 1) < 0) goto done;
     Slots s = {views[0].buf, views[1].buf, views[2].buf, views[3].buf, slots};
     Rows r = {views[4].buf, views[5].buf, views[6].buf, views[7].buf, rows};
     int64_t *kept = views[8].buf, *chosen = views[10].buf;
@@ -284,57 +172,22 @@ static PyObject *placement_sigma_bounds(PyObject *self, PyObject *args) {
     Member *best = NULL;
     Py_ssize_t slots = -1, count = -1;
     for (int k = 0; k < 6; k++) {
-        if (get(objects[k], &views[k], k < 4 ? slots : count, 0) < 0) goto done;
+        if (get_vector(objects[k], &views[k], k < 4 ? slots : count, 0) < 0) goto done;
         if (k == 0) slots = views[0].len / 8;
         if (k == 4) count = views[4].len / 8;
     }
-    if (get(bounds_o, &views[6], count, 1) < 0) goto done;
+    if (get_vector(bounds_o, &views[6], count, 1) < 0) goto done;
     const double *start = views[1].buf, *runtimes = views[5].buf;
     const int64_t *sigmas = views[4].buf;
     double *bounds = views[6].buf;
     Slots s = {views[0].buf, views[2].buf, views[3].buf, NULL, slots};
-    Py_ssize_t others = n - 1;
-    best = PyMem_Malloc((size_t)(others > 0 ? others : 1) * sizeof(Member));
+    best = PyMem_Malloc((size_t)(n > 1 ? n - 1 : 1) * sizeof(Member));
     if (best == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t i = 0; i < count; i++) {
-        int64_t sigma = sigmas[i];
-        double runtime = runtimes[i], latest = s.end[sigma] - runtime;
-        double own = slot_value_bound(&rules, &s, sigma, runtime, start[sigma], latest);
-        if (others < 1) {
-            bounds[i] = own + 0.0;
-            continue;
-        }
-        double earliest_end = start[sigma] + runtime, slowest = s.performance[sigma];
-        Py_ssize_t held = 0, joiners = 0;
-        for (Py_ssize_t c = 0; c < slots; c++) {
-            /* Joinable._joined: at least as fast, overlapping sigma's starts, long enough. */
-            if (c == sigma || !(s.performance[c] >= slowest) || !(start[c] <= latest)) continue;
-            if (!(s.end[c] >= earliest_end) || !(s.end[c] - start[c] >= runtime * (1 - 1e-12)))
-                continue;
-            joiners++;
-            double lo = start[sigma] >= start[c] ? start[sigma] : start[c];
-            double hi = s.end[c] - runtime;
-            hi = latest <= hi ? latest : hi;
-            double z = slot_value_bound(&rules, &s, c, runtime, lo, lo >= hi ? lo : hi);
-            if (held == others && !(z > best[others - 1].value)) continue;
-            Py_ssize_t k = held < others ? held++ : others - 1;
-            while (k > 0 && z > best[k - 1].value) {
-                best[k] = best[k - 1];
-                k--;
-            }
-            best[k].value = z;
-        }
-        if (joiners < others) {
-            bounds[i] = -INFINITY;
-            continue;
-        }
-        double total = best[0].value;
-        for (Py_ssize_t k = 1; k < others; k++) total += best[k].value;
-        bounds[i] = own + total;
-    }
+    for (Py_ssize_t i = 0; i < count; i++)
+        bounds[i] = sigma_bound(&rules, &s, start, sigmas[i], runtimes[i], n, best);
     result = Py_NewRef(Py_None);
 done:
     PyMem_Free(best);
@@ -346,6 +199,9 @@ done:
 static PyMethodDef methods[] = {
     {"placement_choose", placement_choose, METH_VARARGS, placement_choose_doc},
     {"placement_sigma_bounds", placement_sigma_bounds, METH_VARARGS, placement_sigma_bounds_doc},
+    {"placement_find", placement_find, METH_VARARGS, placement_find_doc},
+    {"patch_table", patch_table, METH_VARARGS, patch_table_doc},
+    {"may_move_earlier", may_move_earlier, METH_VARARGS, may_move_earlier_doc},
     {NULL, NULL, 0, NULL},
 };
 

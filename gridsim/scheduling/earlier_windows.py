@@ -19,13 +19,15 @@ with a sweep over these start ranges, whether ``n`` of them overlap somewhere in
 that was.
 
 Cost: a dozen NumPy calls over the slot table (tens of microseconds for hundreds of slots)
-against a window search's milliseconds.
+against a window search's milliseconds; one compiled pass where the extension is built
+(``gridsim/core/_earlier_windows.c``, the same answer).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from gridsim.core import search as compiled_search
 from gridsim.model import Window
 from gridsim.profile import SlotTable
 
@@ -56,6 +58,13 @@ def may_move_earlier(
             as BFshort does).
         tolerance: times closer than this are equal (the planners' ``TIME_TOLERANCE``).
     """
+    module = compiled_search.compiled()
+    if module is not None:
+        return module.may_move_earlier(
+            table.node, table.start, table.end, table.performance, performance,
+            tuple(old.nodes), n, min_performance, earliest_start, old.start, old.runtime,
+            tolerance, SLACK,
+        )  # fmt: skip
     on_old = np.zeros(len(performance), dtype=bool)
     on_old[list(old.nodes)] = True
     old_performance = performance[on_old]

@@ -17,6 +17,7 @@ docs/jobflow.md, "Neighbour distances at the profile's edges".
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
 
@@ -212,6 +213,9 @@ class BFfinish(InSlotOrder, MinFinish):
     name: ClassVar[str] = "BFfinish"
     summary: ClassVar[str] = "backfilling, earliest finish, slots in order [TY20, Sec. 4.1]"
 
+    def search(self, profile, request):
+        return search_compiled_first(self, profile, request)
+
 
 @dataclass(frozen=True)
 class BFshort(BFfinish):
@@ -288,6 +292,9 @@ class _Placement(SlotCriterion):
         the Python path)."""
         plain = type(self) in (CoP, PAST) and not cost_terms.has_cost_term(self)
         return compiled_search.compiled() if plain else None
+
+    def search(self, profile, request):
+        return search_compiled_first(self, profile, request)
 
     def sigma_bounds(self, slots, sigmas, runtimes, request, joinable):
         """Without a budget, CoP's and PAST's sigma bounds are computed compiled (the same
@@ -455,3 +462,35 @@ class CoP(_Placement):
         z = self._base(lo, runtime, performance)
         z = z + self._side_bound(*left, runtime) + self._side_bound(*right, runtime)
         return cost_terms.less_cost(self, z, node, cost, None, runtime)
+
+
+#: The criteria the compiled search runs, by the kind number ``gridsim/core/_window.c`` reads.
+_COMPILED_KINDS = {CoP: 0, PAST: 1, BFfinish: 2}
+
+
+def compiled_window(criterion, profile, request):
+    """The window of the compiled search (``gridsim/core/_window.c``: the one the Python
+    search chooses, bit for bit), or ``NOT_COMPILED`` when it does not run this criterion or
+    this request: the one place that says so. It runs CoP, PAST and BFfinish themselves (a
+    subclass, a plugin, a cost term: the Python search) for a request without a budget, from
+    the time origin on, with a positive volume."""
+    kind = _COMPILED_KINDS.get(type(criterion))
+    if kind is not None and kind < 2 and cost_terms.has_cost_term(criterion):
+        kind = None
+    module = None if kind is None else compiled_search.compiled()
+    if module is None or request.budget != math.inf:
+        return compiled_search.NOT_COMPILED
+    if not (0 <= request.earliest_start < math.inf and 0 < request.volume < math.inf):
+        return compiled_search.NOT_COMPILED
+    # BFfinish's windows are worth their finish: it reads none of the rule constants.
+    rules = criterion._compiled_rules() if kind < 2 else (kind, *[0.0] * 9, math.nan)
+    return compiled_search.find_window(module, profile.slot_table(), request, rules)
+
+
+def search_compiled_first(criterion, profile, request):
+    """The compiled search's window where it runs (:func:`compiled_window`), else the Python
+    search's (:func:`~gridsim.selection.window_search.find_window`)."""
+    window = compiled_window(criterion, profile, request)
+    if window is compiled_search.NOT_COMPILED:
+        window = find_window(profile.slot_table(), request, criterion)
+    return window

@@ -1,9 +1,10 @@
-"""The compiled window-search kernels (gridsim/core/_search.c) against the Python path.
+"""The compiled window search (gridsim/core/_window.c, _search.c) against the Python path.
 
-CoP and PAST run their exact steps and sigma bounds compiled when a request has no budget.
-The schedules must be the same, job for job and bit for bit, as with
-``GRIDSIM_PURE_PYTHON=1``: on random heterogeneous flows (with and without budgets, so that
-compiled and Python steps mix) under the three planners, and on a KTH-SP2 prefix; the slow
+CoP and PAST run their whole search compiled when a request has no budget, and the Python
+search's exact steps and sigma bounds compiled where a step has none. The schedules must be
+the same, job for job and bit for bit, as with ``GRIDSIM_PURE_PYTHON=1``: on random
+heterogeneous flows (with and without budgets, so that compiled and Python searches mix)
+under the three planners, and on a KTH-SP2 prefix; the slow
 tests add more flows and longer prefixes of two archive logs. Below the schedules, a batch of
 steps offers the same windows, and the sigma bounds agree up to the order of their sums.
 """
@@ -11,6 +12,7 @@ steps offers the same windows, and the sigma bounds agree up to the order of the
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import warnings
@@ -26,6 +28,8 @@ from search_steps import all_steps, search_inputs
 from gridsim.core import optional
 from gridsim.core import search as compiled_search
 from gridsim.experiments.swf_replay import node_level_instance
+from gridsim.model import Node, Request
+from gridsim.profile import Profile
 from gridsim.selection.placement import CoP
 from gridsim.selection.registry import build_criterion
 from gridsim.selection.ties import BOUND_SLACK, Contenders
@@ -40,6 +44,8 @@ pytestmark = needs_compiled
 
 CRITERIA = ["CoP", "PAST", {"name": "PAST", "rule2": "as_described"}, {"name": "CoP",
             "delta2": 3.0, "epsilon1": 0.1}]  # fmt: skip
+#: The criteria whose whole search runs compiled: the placement rules and BFfinish.
+SEARCHED = [*CRITERIA, "BFfinish"]
 SCHEDULERS = ["conservative", "easy", "fcfs"]
 FULL_LOG_DIR = Path(os.environ.get("GRIDSIM_SWF_DIR", "/work/shared/data/swf"))
 
@@ -47,8 +53,9 @@ FULL_LOG_DIR = Path(os.environ.get("GRIDSIM_SWF_DIR", "/work/shared/data/swf"))
 @pytest.fixture
 def kernel_calls(monkeypatch) -> dict[str, int]:
     """How often the test called each compiled kernel (so that a test sees they ran)."""
-    calls = {"choose": 0, "bounds": 0}
-    for name, key in (("placement_rows", "choose"), ("placement_sigma_bounds", "bounds")):
+    calls = {"find": 0, "choose": 0, "bounds": 0}
+    for name, key in (("find_window", "find"), ("placement_rows", "choose"),
+                      ("placement_sigma_bounds", "bounds")):  # fmt: skip
         kernel = getattr(compiled_search, name)
 
         def counted(*args, kernel=kernel, key=key):
@@ -76,19 +83,20 @@ def assert_same_schedules(monkeypatch, instance, criterion, scheduler):
 @pytest.mark.parametrize(
     "spec, scheduler",
     [("CoP", "conservative"), ("CoP", "easy"), ("CoP", "fcfs"), ("PAST", "conservative"),
-     (CRITERIA[2], "easy"), (CRITERIA[3], "conservative")],
+     (CRITERIA[2], "easy"), (CRITERIA[3], "conservative"), ("BFfinish", "conservative"),
+     ("BFfinish", "easy")],
     ids=str,
 )  # fmt: skip
 def test_random_flows_schedule_as_the_python_path(monkeypatch, kernel_calls, spec, scheduler):
     criterion = build_criterion(spec)
     for seed, limits in ((0, False), (2, True)):
         assert_same_schedules(monkeypatch, random_flow(seed, limits=limits), criterion, scheduler)
-    assert kernel_calls["choose"] > 0 and kernel_calls["bounds"] > 0  # the kernels did run
+    assert kernel_calls["find"] > 0  # the compiled search did run
 
 
 def test_kth_prefix_schedules_as_the_python_path(monkeypatch, kernel_calls):
     assert_same_schedules(monkeypatch, kth_flow(100), build_criterion("CoP"), "conservative")
-    assert kernel_calls["choose"] > 100
+    assert kernel_calls["find"] > 100
 
 
 def test_a_plugin_subclass_runs_the_python_path(monkeypatch, kernel_calls):
@@ -99,7 +107,70 @@ def test_a_plugin_subclass_runs_the_python_path(monkeypatch, kernel_calls):
                                        performance) + 0.5 * performance  # fmt: skip
 
     assert_same_schedules(monkeypatch, random_flow(3, limits=False), Shifted(), "conservative")
-    assert kernel_calls == {"choose": 0, "bounds": 0}
+    shorter = build_criterion("BFshort")  # a subclass of BFfinish
+    assert_same_schedules(monkeypatch, random_flow(3, limits=False), shorter, "conservative")
+    assert kernel_calls == {"find": 0, "choose": 0, "bounds": 0}
+
+
+def varied_request(seed: int, request: Request, nodes: int) -> Request:
+    """``request`` without a budget, with one of the variations the compiled search reads:
+    another size (one node included), eligible nodes, resource prices, discrete time."""
+    rng = np.random.default_rng(seed)
+    request = dataclasses.replace(request, budget=math.inf, n=int(rng.integers(1, 6)))
+    variation = seed % 4
+    if variation == 1:
+        allowed = rng.choice(nodes, size=max(request.n, nodes - 3), replace=False)
+        request = dataclasses.replace(request, nodes_allowed=tuple(sorted(int(i) for i in allowed)))
+    elif variation == 2:
+        extra = rng.choice([0.0, 0.5, 1.0], size=nodes)
+        request = dataclasses.replace(request, resource_price=tuple(float(p) for p in extra))
+    elif variation == 3:
+        request = dataclasses.replace(request, time_quantum=float(rng.choice([1.0, 7.0])))
+    return request
+
+
+def tied_instance(seed: int) -> tuple[Profile, Request]:
+    """Two classes of identical nodes whose free slots start and end together (whole-number
+    times): windows of equal value everywhere, so the tie rule decides."""
+    rng = np.random.default_rng(seed)
+    nodes = [Node(i, 1.0 if i < 6 else 1.5, 1.0 if i < 6 else 2.0) for i in range(10)]
+    busy = []
+    for _ in nodes:
+        ends = sorted(
+            rng.choice([10.0, 20.0, 30.0, 40.0], size=int(rng.integers(0, 3)), replace=False)
+        )
+        busy.append([(end - 10.0, end) for end in ends])
+    request = Request(int(rng.integers(1, 8)), float(rng.choice([10.0, 15.0, 30.0])),
+                      earliest_start=float(rng.choice([0.0, 5.0, 10.0])))  # fmt: skip
+    return Profile(nodes, busy), request
+
+
+@pytest.mark.parametrize("spec", SEARCHED, ids=str)
+def test_the_compiled_search_chooses_the_python_window(monkeypatch, kernel_calls, spec):
+    criterion = build_criterion(spec)
+    cases = [random_instance(seed) for seed in range(24)] + [tied_instance(s) for s in range(24)]
+    for seed, (profile, request) in enumerate(cases):
+        request = varied_request(seed, request, len(profile.nodes))
+        if seed % 3 == 0:  # a table with some slot starts moved to the earliest start
+            request = dataclasses.replace(request, earliest_start=request.earliest_start + 7.5)
+        search = functools.partial(criterion.search, profile, request)
+        compiled, python = both_paths(monkeypatch, search)
+        assert compiled == python, (seed, request)
+    assert kernel_calls["find"] == len(cases)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # inf - inf
+def test_a_budget_or_a_value_not_finite_runs_the_python_search(monkeypatch, kernel_calls):
+    profile, request = random_instance(1)
+    criterion = build_criterion("CoP")
+    budgeted = dataclasses.replace(request, budget=1e9)
+    compiled, python = both_paths(monkeypatch, lambda: criterion.search(profile, budgeted))
+    assert compiled == python and kernel_calls["find"] == 0
+    # A node of infinite performance makes every value -inf: the compiled search declines.
+    nodes = [Node(0, math.inf, 1.0), *(Node(i, 1.0, 1.0) for i in range(1, 4))]
+    request = Request(2, 10.0)
+    compiled, python = both_paths(monkeypatch, lambda: criterion.search(Profile(nodes), request))
+    assert compiled == python and kernel_calls["find"] == 1
 
 
 @pytest.mark.parametrize("spec", CRITERIA, ids=str)
@@ -160,7 +231,7 @@ def test_without_the_extension_the_python_path_runs_after_one_warning(monkeypatc
     monkeypatch.setattr(compiled_search.compiled, "module", None)
     monkeypatch.setattr(compiled_search.compiled, "warned", False)
     monkeypatch.setattr(optional.importlib, "import_module", missing)
-    with pytest.warns(RuntimeWarning, match="compiled window search is not available"):
+    with pytest.warns(RuntimeWarning, match="compiled node-level core is not available"):
         assert compiled_search.compiled() is None
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -169,7 +240,7 @@ def test_without_the_extension_the_python_path_runs_after_one_warning(monkeypatc
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scheduler", SCHEDULERS)
-@pytest.mark.parametrize("spec", CRITERIA, ids=str)
+@pytest.mark.parametrize("spec", SEARCHED, ids=str)
 @pytest.mark.parametrize("seed", range(3, 23))
 def test_more_random_flows(monkeypatch, seed, spec, scheduler):
     assert_same_schedules(monkeypatch, random_flow(seed, limits=seed % 2 == 0),
@@ -182,11 +253,12 @@ def test_more_random_flows(monkeypatch, seed, spec, scheduler):
     [("KTH-SP2-1996-2.1-cln.swf.gz", 1500), ("HPC2N-2002-2.1-cln.swf.gz", 800),
      ("SDSC-BLUE-2000-4.2-cln.swf.gz", 800)],
 )  # fmt: skip
-def test_archive_log_prefixes_schedule_as_the_python_path(monkeypatch, log, jobs):
+@pytest.mark.parametrize("policy", ["CoP", "BFfinish"])
+def test_archive_log_prefixes_schedule_as_the_python_path(monkeypatch, log, jobs, policy):
     path = FULL_LOG_DIR / log
     if not path.exists():
         pytest.skip(f"{path} is not here")
     swf = read_swf(path)
     platform = log_platform(swf.machine_processors, KTH_CLASSES)
     instance = node_level_instance(swf.jobs.iloc[:jobs].reset_index(drop=True), platform)
-    assert_same_schedules(monkeypatch, instance, build_criterion("CoP"), "conservative")
+    assert_same_schedules(monkeypatch, instance, build_criterion(policy), "conservative")

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from gridsim.core import search as compiled_search
 from gridsim.model import TIME_TOLERANCE, Node, Request, Window
 from gridsim.profile import Profile
 from gridsim.scheduling.backfilling import earlier
@@ -81,6 +82,45 @@ def test_no_means_no_earlier_window_exists(seed):
 def test_the_test_says_no_often_enough_to_matter():
     answers = [answer for seed in range(40, 60) for answer in answers_checked(seed)]
     assert 0.2 < answers.count(False) / len(answers) < 0.95
+
+
+def compiled_answers(monkeypatch, seed: int) -> set[bool]:
+    """gridsim/core/_earlier_windows.c against this module's NumPy code, on tables with and
+    without the reserved window's nodes touching, minimum performances and late starts: the
+    compiled answers, each checked to be the NumPy code's."""
+    if compiled_search.compiled() is None:
+        pytest.skip("the compiled core is not built or is off")
+    rng = np.random.default_rng(200 + seed)
+    profile = random_profile(rng)
+    performance = np.array([node.performance for node in profile.nodes])
+    criterion = random_criterion(rng)
+    answers = set()
+    for _ in range(8):
+        request = random_request(rng, profile)
+        old = criterion.search(profile, request)
+        profile.reserve(old)
+        lo = request.earliest_start + float(rng.choice([0.0, rng.uniform(0, 40)]))
+        n = int(rng.integers(1, len(profile.nodes) + 1))
+        least = float(rng.choice([0.0, 1.5]))
+        arguments = (profile.slot_table(), performance, n, least, lo, old, TIME_TOLERANCE)
+        compiled = may_move_earlier(*arguments)
+        with monkeypatch.context() as python_path:
+            python_path.setenv("GRIDSIM_PURE_PYTHON", "1")
+            assert may_move_earlier(*arguments) == compiled
+        answers.add(compiled)
+    return answers
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_compiled_test_answers_as_the_python_one(monkeypatch, seed):
+    compiled_answers(monkeypatch, seed)
+
+
+def test_the_compiled_test_is_compared_on_both_answers(monkeypatch):
+    assert set().union(*(compiled_answers(monkeypatch, seed) for seed in range(4))) == {
+        False,
+        True,
+    }
 
 
 @pytest.mark.parametrize("seed", range(30))
