@@ -178,7 +178,7 @@ def test_a_cost_term_runs_the_python_search_and_none_the_compiled_one(monkeypatc
     profile, request, model, _ = random_case(rng)
     request = Request(request.n, request.volume, earliest_start=request.earliest_start)
     calls = []
-    for name in ("placement_rows", "placement_sigma_bounds"):
+    for name in ("find_window", "placement_rows", "placement_sigma_bounds"):
         kernel = getattr(compiled_search, name)
 
         def counted(*args, kernel=kernel):
