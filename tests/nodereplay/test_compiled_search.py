@@ -44,8 +44,8 @@ pytestmark = needs_compiled
 
 CRITERIA = ["CoP", "PAST", {"name": "PAST", "rule2": "as_described"}, {"name": "CoP",
             "delta2": 3.0, "epsilon1": 0.1}]  # fmt: skip
-#: The criteria whose whole search runs compiled: the placement rules and BFfinish.
-SEARCHED = [*CRITERIA, "BFfinish"]
+#: The criteria whose whole search runs compiled: the placement rules, BFfinish and BFstart.
+SEARCHED = [*CRITERIA, "BFfinish", "BFstart"]
 SCHEDULERS = ["conservative", "easy", "fcfs"]
 FULL_LOG_DIR = Path(os.environ.get("GRIDSIM_SWF_DIR", "/work/shared/data/swf"))
 
@@ -84,7 +84,7 @@ def assert_same_schedules(monkeypatch, instance, criterion, scheduler):
     "spec, scheduler",
     [("CoP", "conservative"), ("CoP", "easy"), ("CoP", "fcfs"), ("PAST", "conservative"),
      (CRITERIA[2], "easy"), (CRITERIA[3], "conservative"), ("BFfinish", "conservative"),
-     ("BFfinish", "easy")],
+     ("BFfinish", "easy"), ("BFstart", "conservative")],
     ids=str,
 )  # fmt: skip
 def test_random_flows_schedule_as_the_python_path(monkeypatch, kernel_calls, spec, scheduler):
@@ -109,6 +109,8 @@ def test_a_plugin_subclass_runs_the_python_path(monkeypatch, kernel_calls):
     assert_same_schedules(monkeypatch, random_flow(3, limits=False), Shifted(), "conservative")
     shorter = build_criterion("BFshort")  # a subclass of BFfinish
     assert_same_schedules(monkeypatch, random_flow(3, limits=False), shorter, "conservative")
+    slowest_ties = build_criterion({"name": "BFstart", "ties": "slowest"})  # another reading
+    assert_same_schedules(monkeypatch, random_flow(3, limits=False), slowest_ties, "conservative")
     assert kernel_calls == {"find": 0, "choose": 0, "bounds": 0}
 
 
