@@ -1,12 +1,13 @@
 """The compiled window search (gridsim/core/_window.c, _search.c) against the Python path.
 
-CoP and PAST run their whole search compiled when a request has no budget, and the Python
-search's exact steps and sigma bounds compiled where a step has none. The schedules must be
+CoP, PAST, BFfinish and BFstart run their whole search compiled when a request has no
+budget, and the Python search runs CoP's and PAST's exact steps and sigma bounds compiled
+where a step has none. Single searches must choose the same window, and schedules must be
 the same, job for job and bit for bit, as with ``GRIDSIM_PURE_PYTHON=1``: on random
 heterogeneous flows (with and without budgets, so that compiled and Python searches mix)
-under the three planners, and on a KTH-SP2 prefix; the slow
-tests add more flows and longer prefixes of two archive logs. Below the schedules, a batch of
-steps offers the same windows, and the sigma bounds agree up to the order of their sums.
+under the three planners, and on a KTH-SP2 prefix; the slow tests add more flows and
+prefixes of the three archive logs. Below the schedules, a batch of steps offers the same
+windows, and the sigma bounds agree up to the order of their sums.
 """
 
 from __future__ import annotations
