@@ -25,10 +25,10 @@ Node-level replays (``--node-logs``; ``--node-jobs N``: the first N jobs, 0: the
 KTH-SP2 on 60 reference and 40 faster nodes, HPC2N on 144 + 96 (the machines of
 ``scenarios/swf-replay-kth-nodes.yaml`` and ``swf-replay-hpc2n-nodes.yaml``), conservative
 backfilling under each of ``--node-policies``, the planners run on the log's jobs: with the
-compiled node-level core (the window search of BFfinish, CoP and PAST, the profile's table
-patches, the re-planning test) and with ``GRIDSIM_PURE_PYTHON=1``, interleaved (``--node-repeat``
-times each), processor times, the ratio, and whether every job's start, finish, nodes, first
-promise, delay and cost are the same.
+compiled node-level core (the window search of BFstart, BFfinish, CoP and PAST, the
+profile's table patches, the re-planning test) and with ``GRIDSIM_PURE_PYTHON=1``,
+interleaved (``--node-repeat`` times each), processor times, the ratio, and whether every
+job's start, finish, nodes, first promise, delay and cost are the same.
 
 pyss, a Python 2 program, is run beside gridsim by ``bench_pyss.py`` (given a pyss checkout
 and a Python 2).

@@ -14,9 +14,9 @@
 #include <math.h>
 #include <stdint.h>
 
-/* The criteria the compiled search runs: the placement rules, and BFfinish (its windows are
- * worth their finish time alone, whose slots are taken in slot order). */
-enum { COP = 0, PAST = 1, MIN_FINISH = 2 };
+/* The criteria the compiled search runs: the placement rules, and BFfinish and BFstart (their
+ * windows are worth their finish, resp. start, alone; their slots are taken in slot order). */
+enum { COP = 0, PAST = 1, MIN_FINISH = 2, EARLIEST_START = 3 };
 
 typedef struct {
     int kind;

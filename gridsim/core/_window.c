@@ -1,19 +1,19 @@
-/* The whole window search for BFfinish, CoP and PAST without a budget, compiled.
+/* The whole window search for BFfinish, BFstart, CoP and PAST without a budget, compiled.
  *
  * gridsim/selection/window_search.py (find_window) is the reference and says why each rule is
  * as it is; this file follows it for a request without a budget: the candidate slots
  * (Candidates.from_table), the candidate slowest slots sigma and their steps (steps_of), each
  * step's window (CoP and PAST: its best members and window value, row_value, as the exact
- * steps of _search.c; BFfinish: its first members in slot order, worth its finish, as
- * placement.choose_in_slot_order), and the tie rule of gridsim/selection/ties.py
- * (_tie_rule.h). The tie rule is a function of the set of windows, not of the order they are
+ * steps of _search.c; BFfinish, BFstart: its first members in slot order, worth its finish,
+ * resp. start, as placement.choose_in_slot_order), and the tie rule of
+ * gridsim/selection/ties.py (_tie_rule.h). The tie rule is a function of the set of windows, not of the order they are
  * found in, so the search here visits the sigmas in its own order and prunes with its own
  * bounds (each an upper bound with a margin for rounding), and it chooses the window the
  * Python search chooses, bit for bit.
  *
  * The search: sigmas in the order of a cheap ceiling of their windows' values (the
- * window-value bound at sigma's own start, SlotCriterion.sigma_bound_ceilings; BFfinish: the
- * window value at sigma's own start, exact), stopping at
+ * window-value bound at sigma's own start, SlotCriterion.sigma_bound_ceilings; BFfinish,
+ * BFstart: the window value at sigma's own start, exact), stopping at
  * the first below the tie floor of the best window found; a sigma's exact bound
  * (sigma_bound) skips it when below; a sigma whose windows a window found outranks while tied
  * with everything they can be worth is skipped and checked again at the end (Contenders.skip
@@ -102,16 +102,22 @@ static int evaluate(Search *x, int64_t sigma) {
     return FOUND;
 }
 
-/* BFfinish's steps (choose_in_slot_order without a budget): a step is a window if it has
- * `count` members, worth -(start + runtime) whichever they are; the first such step of a
- * sigma is its best (later ones start no earlier, so are worth no more and rank lower). */
+/* The window value of BFfinish (MinFinish.value) and BFstart (FirstFit.value, the earliest
+ * start): it never grows with the start. */
+static double in_slot_order_value(const Search *x, double start, double runtime) {
+    return x->rules.kind == MIN_FINISH ? -(start + runtime) : -start;
+}
+
+/* BFfinish's and BFstart's steps (choose_in_slot_order without a budget): a step is a window
+ * if it has `count` members, worth its finish (start) whichever they are; the first such step
+ * of a sigma is its best (later ones start no earlier, so are worth no more and rank lower). */
 static int evaluate_in_slot_order(Search *x, int64_t sigma) {
     const Slots *s = &x->s;
     double task = x->runtime[sigma], slowest = s->performance[sigma];
     double latest = s->end[sigma] - task, at = NAN, finish = NAN;
     Py_ssize_t held = 0, listed = 0;
     for (Py_ssize_t step = sigma; step < s->slots && x->start[step] <= latest; step++) {
-        double start = x->start[step], value = -(start + task);
+        double start = x->start[step], value = in_slot_order_value(x, start, task);
         if (value < x->contenders.floor) break; /* and every later step */
         if (s->performance[step] < slowest) continue;
         if (!(s->end[step] - start >= task * (1 - 1e-12)) || !(start + task <= s->end[sigma]))
@@ -139,7 +145,7 @@ static void first_members(const Search *x, const Found *row, int64_t *members) {
 }
 
 static int evaluate_sigma(Search *x, int64_t sigma) {
-    return x->rules.kind == MIN_FINISH ? evaluate_in_slot_order(x, sigma) : evaluate(x, sigma);
+    return x->rules.kind >= MIN_FINISH ? evaluate_in_slot_order(x, sigma) : evaluate(x, sigma);
 }
 
 /* The visiting order: larger key first, then the faster, the earlier start, the lower index. */
@@ -160,16 +166,16 @@ static int visit_order(const void *a_, const void *b_) {
 static int search(Search *x, Visit *visits, Py_ssize_t sigmas, int64_t *skipped,
                   const Found **chosen) {
     const Slots *s = &x->s;
-    /* Exact keys: BFfinish's window value at sigma's own start, or, without a cheap ceiling,
-     * the placement criteria's sigma bounds. */
-    int in_slot_order = x->rules.kind == MIN_FINISH;
+    /* Exact keys: BFfinish's and BFstart's window value at sigma's own start, or, without a
+     * cheap ceiling, the placement criteria's sigma bounds. */
+    int in_slot_order = x->rules.kind >= MIN_FINISH;
     int exact_keys = in_slot_order || isnan(x->rules.bonus);
     for (Py_ssize_t k = 0; k < sigmas; k++) {
         int64_t sigma = visits[k].sigma;
         double task = x->runtime[sigma];
         double key;
         if (in_slot_order) {
-            key = -(x->start[sigma] + task);
+            key = in_slot_order_value(x, x->start[sigma], task);
             key = isfinite(key) ? key + BOUND_SLACK * (fabs(key) + 1.0) : key;
         } else if (exact_keys) {
             key = sigma_bound(&x->rules, s, x->start, sigma, task, x->n, x->members);
@@ -378,7 +384,7 @@ PyObject *placement_find(PyObject *self, PyObject *args) {
     }
     /* The chosen row's members again (the same scan), in the candidates' order. */
     int64_t *others = skipped; /* free again */
-    if (x.rules.kind == MIN_FINISH) {
+    if (x.rules.kind >= MIN_FINISH) {
         first_members(&x, chosen, others);
     } else {
         Py_ssize_t held;

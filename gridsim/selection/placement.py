@@ -174,8 +174,9 @@ class BFstart(InSlotOrder, FirstFit):
                              "equal_starts apply to start_of=window only")  # fmt: skip
 
     def search(self, profile, request):
-        criterion = _OWN_SLOT_START if self.start_of == "slot" else self
-        return find_window(profile.slot_table(), request, criterion)
+        if self.start_of == "slot":
+            return find_window(profile.slot_table(), request, _OWN_SLOT_START)
+        return search_compiled_first(self, profile, request)
 
     def choose(self, step, count, contenders):
         return choose_in_slot_order(
@@ -465,16 +466,18 @@ class CoP(_Placement):
 
 
 #: The criteria the compiled search runs, by the kind number ``gridsim/core/_window.c`` reads.
-_COMPILED_KINDS = {CoP: 0, PAST: 1, BFfinish: 2}
+_COMPILED_KINDS = {CoP: 0, PAST: 1, BFfinish: 2, BFstart: 3}
 
 
 def compiled_window(criterion, profile, request):
     """The window of the compiled search (``gridsim/core/_window.c``: the one the Python
     search chooses, bit for bit), or ``NOT_COMPILED`` when it does not run this criterion or
-    this request: the one place that says so. It runs CoP, PAST and BFfinish themselves (a
-    subclass, a plugin, a cost term: the Python search) for a request without a budget, from
-    the time origin on, with a positive volume."""
+    this request: the one place that says so. It runs CoP, PAST, BFfinish and BFstart (its
+    default readings) themselves (a subclass, a plugin, a cost term: the Python search) for a
+    request without a budget, from the time origin on, with a positive volume."""
     kind = _COMPILED_KINDS.get(type(criterion))
+    if kind == 3 and criterion != BFstart():
+        kind = None  # BFstart's other readings order slots or ties otherwise
     if kind is not None and kind < 2 and cost_terms.has_cost_term(criterion):
         kind = None
     module = None if kind is None else compiled_search.compiled()
@@ -482,7 +485,7 @@ def compiled_window(criterion, profile, request):
         return compiled_search.NOT_COMPILED
     if not (0 <= request.earliest_start < math.inf and 0 < request.volume < math.inf):
         return compiled_search.NOT_COMPILED
-    # BFfinish's windows are worth their finish: it reads none of the rule constants.
+    # BFfinish's and BFstart's windows are worth their finish, resp. start: no rule constants.
     rules = criterion._compiled_rules() if kind < 2 else (kind, *[0.0] * 9, math.nan)
     return compiled_search.find_window(module, profile.slot_table(), request, rules)
 

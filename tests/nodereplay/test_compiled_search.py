@@ -1,12 +1,13 @@
 """The compiled window search (gridsim/core/_window.c, _search.c) against the Python path.
 
-CoP and PAST run their whole search compiled when a request has no budget, and the Python
-search's exact steps and sigma bounds compiled where a step has none. The schedules must be
+CoP, PAST, BFfinish and BFstart run their whole search compiled when a request has no
+budget, and the Python search runs CoP's and PAST's exact steps and sigma bounds compiled
+where a step has none. Single searches must choose the same window, and schedules must be
 the same, job for job and bit for bit, as with ``GRIDSIM_PURE_PYTHON=1``: on random
 heterogeneous flows (with and without budgets, so that compiled and Python searches mix)
-under the three planners, and on a KTH-SP2 prefix; the slow
-tests add more flows and longer prefixes of two archive logs. Below the schedules, a batch of
-steps offers the same windows, and the sigma bounds agree up to the order of their sums.
+under the three planners, and on a KTH-SP2 prefix; the slow tests add more flows and
+prefixes of the three archive logs. Below the schedules, a batch of steps offers the same
+windows, and the sigma bounds agree up to the order of their sums.
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ pytestmark = needs_compiled
 
 CRITERIA = ["CoP", "PAST", {"name": "PAST", "rule2": "as_described"}, {"name": "CoP",
             "delta2": 3.0, "epsilon1": 0.1}]  # fmt: skip
-#: The criteria whose whole search runs compiled: the placement rules and BFfinish.
-SEARCHED = [*CRITERIA, "BFfinish"]
+#: The criteria whose whole search runs compiled: the placement rules, BFfinish and BFstart.
+SEARCHED = [*CRITERIA, "BFfinish", "BFstart"]
 SCHEDULERS = ["conservative", "easy", "fcfs"]
 FULL_LOG_DIR = Path(os.environ.get("GRIDSIM_SWF_DIR", "/work/shared/data/swf"))
 
@@ -84,7 +85,7 @@ def assert_same_schedules(monkeypatch, instance, criterion, scheduler):
     "spec, scheduler",
     [("CoP", "conservative"), ("CoP", "easy"), ("CoP", "fcfs"), ("PAST", "conservative"),
      (CRITERIA[2], "easy"), (CRITERIA[3], "conservative"), ("BFfinish", "conservative"),
-     ("BFfinish", "easy")],
+     ("BFfinish", "easy"), ("BFstart", "conservative")],
     ids=str,
 )  # fmt: skip
 def test_random_flows_schedule_as_the_python_path(monkeypatch, kernel_calls, spec, scheduler):
@@ -109,6 +110,8 @@ def test_a_plugin_subclass_runs_the_python_path(monkeypatch, kernel_calls):
     assert_same_schedules(monkeypatch, random_flow(3, limits=False), Shifted(), "conservative")
     shorter = build_criterion("BFshort")  # a subclass of BFfinish
     assert_same_schedules(monkeypatch, random_flow(3, limits=False), shorter, "conservative")
+    slowest_ties = build_criterion({"name": "BFstart", "ties": "slowest"})  # another reading
+    assert_same_schedules(monkeypatch, random_flow(3, limits=False), slowest_ties, "conservative")
     assert kernel_calls == {"find": 0, "choose": 0, "bounds": 0}
 
 
