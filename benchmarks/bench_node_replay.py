@@ -44,7 +44,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from node_replay_cases import KTH_CLASSES, kth_flow, schedule  # noqa: E402
 
-from gridsim.experiments.swf_replay import node_level_instance  # noqa: E402
+from gridsim.experiments.swf_replay_nodes import node_level_instance  # noqa: E402
 from gridsim.selection.registry import build_criterion  # noqa: E402
 from gridsim.workloads.platform import log_platform  # noqa: E402
 from gridsim.workloads.swf import read_swf  # noqa: E402

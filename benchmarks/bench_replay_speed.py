@@ -134,7 +134,7 @@ def bench_node_level(name: str, log, options: argparse.Namespace) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
     from node_replay_cases import schedule
 
-    from gridsim.experiments.swf_replay import node_level_instance
+    from gridsim.experiments.swf_replay_nodes import node_level_instance
     from gridsim.selection.registry import build_criterion
     from gridsim.workloads.platform import LogPlatformConfig, NodeClass, log_platform
 

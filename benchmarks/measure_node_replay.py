@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from reference_node_planners import build_planner as reference_planner  # noqa: E402
 
-from gridsim.experiments.swf_replay import node_level_instance  # noqa: E402
+from gridsim.experiments.swf_replay_nodes import node_level_instance  # noqa: E402
 from gridsim.scheduling.queue_policies import build_planner  # noqa: E402
 from gridsim.selection.registry import build_criterion  # noqa: E402
 from gridsim.sim.engine import Engine  # noqa: E402

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from reference_node_planners import build_planner as reference_planner
 
-from gridsim.experiments.swf_replay import node_level_instance
+from gridsim.experiments.swf_replay_nodes import node_level_instance
 from gridsim.model import Job, Node
 from gridsim.scheduling.queue_policies import build_planner
 from gridsim.sim.engine import Engine, Instance

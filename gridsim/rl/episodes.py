@@ -52,7 +52,7 @@ class Episode:
 
     def instance(self):
         """The jobs on the platform's nodes as a job-flow instance (job ``i`` is row ``i``)."""
-        from gridsim.experiments.swf_replay import node_level_instance
+        from gridsim.experiments.swf_replay_nodes import node_level_instance
 
         return node_level_instance(self.jobs, self.platform)
 

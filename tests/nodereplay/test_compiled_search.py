@@ -28,7 +28,7 @@ from search_steps import all_steps, search_inputs
 
 from gridsim.core import optional
 from gridsim.core import search as compiled_search
-from gridsim.experiments.swf_replay import node_level_instance
+from gridsim.experiments.swf_replay_nodes import node_level_instance
 from gridsim.model import Node, Request
 from gridsim.profile import Profile
 from gridsim.selection.placement import CoP

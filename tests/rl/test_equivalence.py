@@ -44,7 +44,7 @@ def test_backfilling_the_first_allowed_job_is_easy(source, request):
 
 
 def test_row_zero_is_conservative_backfilling_under_the_scenario_s_policy(nodes_source):
-    from gridsim.experiments.swf_replay import node_level_instance
+    from gridsim.experiments.swf_replay_nodes import node_level_instance
 
     env = ResourceSelectionEnv(nodes_source)
     for seed in range(3):
