@@ -115,6 +115,10 @@ class Profile:
             self._table = self._build_table()
         return self._table
 
+    def holds(self, window: Window) -> bool:
+        """Whether ``window`` could be reserved as it is: its nodes free over its span."""
+        return all(self.is_free(i, window.start, window.finish) for i in window.nodes)
+
     def is_free(self, node_id: int, start: float, end: float) -> bool:
         intervals = self._free[node_id]
         i = bisect.bisect_right(intervals, (start, float("inf"))) - 1

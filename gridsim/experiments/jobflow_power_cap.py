@@ -9,13 +9,14 @@ never lets in. docs/energy.md, "A power cap"; docs/model.md, "Power cap".
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import pandas as pd
 
 from gridsim.energy.cap import power_limit
 from gridsim.energy.model import EnergyModel
 from gridsim.scheduling.power_plan import OVER_CAP
+from gridsim.scheduling.queue_policies import SchedulerName
 from gridsim.scheduling.resource_profile import PowerLimit
 from gridsim.sim.engine import Instance
 
@@ -35,9 +36,7 @@ def check_power_cap(scenario: Any) -> None:
     if scenario.faults.enabled:
         raise ValueError("environment.power_cap: faults re-plan windows outside the power plan; "
                          "a cap takes no faults section")  # fmt: skip
-    if not isinstance(scenario.scheduler, str) or scenario.scheduler not in (
-        "fcfs", "easy", "conservative"
-    ):  # fmt: skip
+    if not isinstance(scenario.scheduler, str) or scenario.scheduler not in get_args(SchedulerName):
         raise ValueError("environment.power_cap: only the built-in schedulers fcfs, easy and "
                          "conservative plan under a power cap")  # fmt: skip
     power = environment.power

@@ -146,6 +146,10 @@ class CappedProfile(Profile):
         """Whether the window's watts fit what the plan allows over its span."""
         return self.plan.fits(window.start, window.finish, self.draw_mw(window.nodes))
 
+    def holds(self, window: Window) -> bool:
+        """Its nodes free over its span and its watts within the cap."""
+        return super().holds(window) and self.fits(window)
+
     def reserve(self, window: Window) -> None:
         if not self.fits(window):
             raise ValueError(f"window on nodes {window.nodes} at {window.start} exceeds the cap")

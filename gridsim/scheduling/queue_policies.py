@@ -57,7 +57,6 @@ from gridsim.plugins import GROUPS, PluginLoadError, check_contract, find_class,
 from gridsim.scheduling.backfilling import ConservativeBackfilling, ReservationPlanner, earlier
 from gridsim.scheduling.earlier_windows import may_start_at
 from gridsim.scheduling.guard import GuardedScheduler
-from gridsim.scheduling.power_plan import CappedProfile
 from gridsim.scheduling.resource_profile import PowerLimit
 from gridsim.selection.guard import GuardedCriterion
 
@@ -92,12 +91,6 @@ class _QueuePlanner(ReservationPlanner):
             self.profile.release_window(window)
         return old
 
-    def _is_free(self, window: Window) -> bool:
-        """Whether the window's nodes are free over it (and its watts fit, under a cap)."""
-        if not all(self.profile.is_free(i, window.start, window.finish) for i in window.nodes):
-            return False
-        return not isinstance(self.profile, CappedProfile) or self.profile.fits(window)
-
     def _choose(
         self,
         job: Job,
@@ -115,7 +108,7 @@ class _QueuePlanner(ReservationPlanner):
         request = job.request(now)
         if floor > request.earliest_start:
             request = replace(request, earliest_start=floor)
-        if old is None or old.start < floor - TIME_TOLERANCE or not self._is_free(old):
+        if old is None or old.start < floor - TIME_TOLERANCE or not self.profile.holds(old):
             return self._search(job, request, before)
         if old.start <= now + TIME_TOLERANCE:
             return old  # the job is starting
